@@ -1,0 +1,375 @@
+"""The cat interpreter, generic over concrete and symbolic relations.
+
+The interpreter walks a model's statements once per candidate (explicit
+engine) or once per test (z3 engine). Everything that differs between the two
+— transitive closures, recursive definitions, naming sub-terms — goes through
+a :class:`Backend`; the relational operators themselves are shared and work
+on :class:`~gdrcheck.cat.values.SetV` / :class:`~gdrcheck.cat.values.RelV`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from gdrcheck.cat import ast as C
+from gdrcheck.cat.values import Formula, FunV, Pair, RelV, SetV, Value, f_and, f_not, f_or
+from gdrcheck.errors import CatError, Pos
+
+
+class Backend(Protocol):
+    """What the interpreter needs from an engine."""
+
+    def closure(self, r: RelV) -> RelV:
+        """The transitive closure r+."""
+        ...
+
+    def letrec(self, names: Sequence[str], evaluate: Any) -> list[RelV]:
+        """The least fixpoint of ``evaluate(values) -> values`` (one per name)."""
+        ...
+
+    def name(self, v: Value, hint: str) -> Value:
+        """Give a let-bound value's uncertain entries names (Tseitin); may return v."""
+        ...
+
+
+@dataclass
+class CheckResult:
+    """A check of the model, evaluated: the engine turns it into a constraint."""
+
+    kind: C.CheckKind
+    negated: bool
+    flag: bool
+    name: str
+    value: SetV | RelV
+    pos: Pos
+
+
+@dataclass
+class Shown:
+    name: str
+    value: RelV
+
+
+@dataclass
+class Evaluation:
+    checks: list[CheckResult] = field(default_factory=list)
+    shown: list[Shown] = field(default_factory=list)
+    env: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------
+# Relational operators (shared by both engines)
+# --------------------------------------------------------------------------
+
+
+def union(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
+    a, b = _coerce(a, b)
+    m: dict[Any, Formula] = dict(a.m)
+    for k, f in b.m.items():
+        g = m.get(k)
+        m[k] = f if g is None else f_or([g, f])
+    return type(a)(m)
+
+
+def inter(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
+    a, b = _coerce(a, b)
+    small, big = (a, b) if len(a.m) <= len(b.m) else (b, a)
+    m: dict[Any, Formula] = {}
+    for k, f in small.m.items():
+        g = big.m.get(k)
+        if g is not None:
+            m[k] = f_and(f, g)
+    return type(a)(m)
+
+
+def diff(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
+    a, b = _coerce(a, b)
+    m: dict[Any, Formula] = {}
+    for k, f in a.m.items():
+        g = b.m.get(k)
+        if g is None:
+            m[k] = f
+        elif g is not True:
+            m[k] = f_and(f, f_not(g))
+    return type(a)(m)
+
+
+def seq(a: RelV, b: RelV) -> RelV:
+    succ = b.succ()
+    acc: dict[Pair, list[Formula]] = {}
+    for (x, y), f in a.m.items():
+        for z, g in succ.get(y, ()):
+            acc.setdefault((x, z), []).append(f_and(f, g))
+    return RelV({k: f_or(fs) for k, fs in acc.items()})
+
+
+def cart(a: SetV, b: SetV) -> RelV:
+    return RelV({(x, y): f_and(f, g) for x, f in a.m.items() for y, g in b.m.items()})
+
+
+def inverse(r: RelV) -> RelV:
+    return RelV({(b, a): f for (a, b), f in r.m.items()})
+
+
+def ident(s: SetV) -> RelV:
+    return RelV({(x, x): f for x, f in s.m.items()})
+
+
+def domain(r: RelV) -> SetV:
+    acc: dict[int, list[Formula]] = {}
+    for (a, _b), f in r.m.items():
+        acc.setdefault(a, []).append(f)
+    return SetV({k: f_or(fs) for k, fs in acc.items()})
+
+
+def range_(r: RelV) -> SetV:
+    return domain(inverse(r))
+
+
+def _coerce(a: SetV | RelV, b: SetV | RelV) -> tuple[SetV | RelV, SetV | RelV]:
+    if type(a) is type(b):
+        return a, b
+    # the polymorphic empty value (0 / {}) adapts to the other operand
+    if not a.m:
+        return type(b)(), b
+    if not b.m:
+        return a, type(a)()
+    raise TypeError("mixing an event set and a relation")
+
+
+# --------------------------------------------------------------------------
+# The interpreter
+# --------------------------------------------------------------------------
+
+
+class Interpreter:
+    def __init__(
+        self,
+        base: dict[str, Any],
+        backend: Backend,
+        variants: frozenset[str],
+        path_of: Any = None,
+    ) -> None:
+        self.base = base
+        self.backend = backend
+        self.variants = variants
+        self.path_of = path_of  # Stmt -> (path, source), for error messages
+
+    # -- errors -----------------------------------------------------------
+
+    def _err(self, msg: str, pos: Pos, node: Any = None) -> CatError:
+        path, source = (None, None)
+        if self.path_of is not None and node is not None:
+            path, source = self.path_of(node)
+        return CatError(msg, path, pos, source)
+
+    # -- statements -------------------------------------------------------
+
+    def run(self, stmts: Sequence[C.Stmt]) -> Evaluation:
+        ev = Evaluation(env=dict(self.base))
+        self._run(stmts, ev, ev.env)
+        return ev
+
+    def _run(self, stmts: Sequence[C.Stmt], ev: Evaluation, env: dict[str, Any]) -> None:
+        for st in stmts:
+            self._current = st
+            if isinstance(st, C.Let):
+                vals = [(b.name, self._bind(b, env)) for b in st.bindings]
+                for name, v in vals:
+                    env[name] = v
+            elif isinstance(st, C.LetRec):
+                self._letrec(st, env)
+            elif isinstance(st, C.Check):
+                v = self.eval(st.expr, env)
+                if isinstance(v, FunV):
+                    raise self._err("a check needs a set or a relation", st.pos, st)
+                if st.kind in ("acyclic", "irreflexive") and not isinstance(v, RelV):
+                    if v.m:
+                        raise self._err(f"'{st.kind}' needs a relation", st.pos, st)
+                    v = RelV()
+                name = st.name or f"{'~' if st.negated else ''}{st.kind}@{st.pos.line}"
+                ev.checks.append(CheckResult(st.kind, st.negated, st.flag, name, v, st.pos))
+            elif isinstance(st, C.IfVariant):
+                branch = st.then if self._vcond(st.cond) else st.otherwise
+                self._run(branch, ev, env)
+            elif isinstance(st, C.Show):
+                if st.unshow:
+                    continue
+                if st.expr is not None:
+                    v = self.eval(st.expr, env)
+                    if isinstance(v, RelV):
+                        ev.shown.append(Shown(st.names[0], v))
+                else:
+                    for n in st.names:
+                        v = env.get(n)
+                        if isinstance(v, RelV):
+                            ev.shown.append(Shown(n, v))
+            elif isinstance(st, (C.VariantDecl, C.Include)):
+                continue
+            else:  # pragma: no cover - the parser produces nothing else
+                raise self._err(f"unsupported statement {type(st).__name__}", Pos(), st)
+
+    def _bind(self, b: C.Binding, env: dict[str, Any]) -> Value:
+        if b.params is not None:
+            return FunV(b.name, b.params, b.expr, env)
+        v = self.eval(b.expr, env)
+        if isinstance(v, (SetV, RelV)):
+            return self.backend.name(v, b.name)
+        return v
+
+    def _letrec(self, st: C.LetRec, env: dict[str, Any]) -> None:
+        names = [b.name for b in st.bindings]
+        for b in st.bindings:
+            if b.params is not None:
+                raise self._err("recursive functions are not supported", b.pos, st)
+
+        def evaluate(values: Sequence[RelV]) -> list[RelV]:
+            local = dict(env)
+            local.update(zip(names, values, strict=True))
+            out: list[RelV] = []
+            for b in st.bindings:
+                v = self.eval(b.expr, local)
+                if isinstance(v, SetV):
+                    if v.m:
+                        raise self._err("'let rec' defines relations only", b.pos, st)
+                    v = RelV()
+                if not isinstance(v, RelV):
+                    raise self._err("'let rec' defines relations only", b.pos, st)
+                out.append(v)
+            return out
+
+        for name, v in zip(names, self.backend.letrec(names, evaluate), strict=True):
+            env[name] = v
+
+    def _vcond(self, c: C.VCond) -> bool:
+        if isinstance(c, C.VName):
+            return c.name in self.variants
+        if isinstance(c, C.VNot):
+            return not self._vcond(c.arg)
+        if isinstance(c, C.VAnd):
+            return self._vcond(c.left) and self._vcond(c.right)
+        return self._vcond(c.left) or self._vcond(c.right)
+
+    # -- expressions ------------------------------------------------------
+
+    def eval(self, e: C.Expr, env: dict[str, Any]) -> Value:
+        try:
+            return self._eval(e, env)
+        except TypeError as err:
+            raise self._err(f"type error: {err}", getattr(e, "pos", Pos()), self._current) from None
+
+    def _eval(self, e: C.Expr, env: dict[str, Any]) -> Value:
+        if isinstance(e, C.Var):
+            if e.name not in env:
+                raise self._err(f"unbound name '{e.name}'", e.pos, self._current)
+            return env[e.name]
+        if isinstance(e, C.Empty):
+            return RelV()
+        if isinstance(e, C.Binary):
+            a = self._eval(e.left, env)
+            b = self._eval(e.right, env)
+            if isinstance(a, FunV) or isinstance(b, FunV):
+                raise self._err(f"'{e.op}' applied to a function", e.pos, self._current)
+            if e.op in ("|", "++"):
+                return union(a, b)
+            if e.op == "&":
+                return inter(a, b)
+            if e.op == "\\":
+                return diff(a, b)
+            if e.op == ";":
+                a, b = _as_rel(a), _as_rel(b)
+                if a is None or b is None:
+                    raise self._err("';' needs two relations (write [S] for a set)", e.pos,
+                                    self._current)
+                return seq(a, b)
+            if e.op == "*":
+                if not isinstance(a, SetV) or not isinstance(b, SetV):
+                    if not a.m or not b.m:
+                        return RelV()
+                    raise self._err("'*' (cartesian product) needs two sets", e.pos,
+                                    self._current)
+                return cart(a, b)
+        if isinstance(e, C.Unary):
+            a = self._eval(e.arg, env)
+            if isinstance(a, FunV):
+                raise self._err(f"'{e.op}' applied to a function", e.pos, self._current)
+            if e.op == "~":
+                u = env["_"]
+                if isinstance(a, SetV):
+                    return diff(u, a)
+                return diff(cart(u, u), a)
+            r = _as_rel(a)
+            if r is None:
+                raise self._err(f"'{e.op}' needs a relation", e.pos, self._current)
+            if e.op == "^-1":
+                return inverse(r)
+            if e.op == "+":
+                return self.backend.closure(r)
+            if e.op == "*":
+                return union(self.backend.closure(r), ident(env["_"]))
+            if e.op == "?":
+                return union(r, ident(env["_"]))
+        if isinstance(e, C.Bracket):
+            a = self._eval(e.arg, env)
+            if isinstance(a, RelV) and not a.m:
+                return RelV()
+            if not isinstance(a, SetV):
+                raise self._err("[S] needs a set", e.pos, self._current)
+            return ident(a)
+        if isinstance(e, C.App):
+            return self._apply(e, env)
+        raise self._err(f"unsupported expression {type(e).__name__}", Pos(), self._current)
+
+    def _apply(self, e: C.App, env: dict[str, Any]) -> Value:
+        f = env.get(e.func)
+        if not isinstance(f, FunV):
+            raise self._err(f"'{e.func}' is not a function", e.pos, self._current)
+        args = [self._eval(a, env) for a in e.args]
+        if f.py is not None:
+            try:
+                return f.py(*args)
+            except TypeError as err:
+                raise self._err(f"{e.func}: {err}", e.pos, self._current) from None
+        if len(args) != len(f.params):
+            raise self._err(
+                f"'{e.func}' takes {len(f.params)} argument(s), got {len(args)}", e.pos,
+                self._current,
+            )
+        local = dict(f.env or {})
+        local.update(zip(f.params, args, strict=True))
+        return self._eval(f.body, local)
+
+
+def _as_rel(v: Value) -> RelV | None:
+    if isinstance(v, RelV):
+        return v
+    if isinstance(v, SetV) and not v.m:
+        return RelV()
+    return None
+
+
+def builtin_functions(po: RelV, universe: SetV) -> dict[str, FunV]:
+    """domain, range, fencerel — the built-in functions of herd's stdlib."""
+
+    def fencerel(s: Value) -> RelV:
+        if not isinstance(s, SetV):
+            raise TypeError("fencerel needs a set")
+        return seq(inter(po, cart(universe, s)), po)  # type: ignore[arg-type]
+
+    def dom(r: Value) -> SetV:
+        if not isinstance(r, RelV):
+            raise TypeError("domain needs a relation")
+        return domain(r)
+
+    def rng(r: Value) -> SetV:
+        if not isinstance(r, RelV):
+            raise TypeError("range needs a relation")
+        return range_(r)
+
+    return {
+        "domain": FunV("domain", py=dom),
+        "range": FunV("range", py=rng),
+        "fencerel": FunV("fencerel", py=fencerel),
+    }

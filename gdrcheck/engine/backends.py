@@ -1,0 +1,216 @@
+"""Engine back ends for the cat interpreter: concrete sets and z3 formulas.
+
+:class:`ConcreteBackend` evaluates a model on one candidate execution (the
+explicit enumerator). :class:`SymbolicBackend` evaluates it once over all
+candidates, producing z3 terms for the uncertain pairs only:
+
+- closures are *ranked least fixpoints*: ``t(a,b)`` holds iff ``r(a,b)`` or
+  ``t(a,c) & r(c,b)`` with ``rank(a,c) < rank(a,b)`` — the ranks rule out
+  self-justifying cycles, so t is exactly r+; when the may-graph of r is
+  acyclic no ranks are needed; pairs reachable through certain edges are
+  certain;
+- ``let rec`` uses the same ranked encoding over all its bindings;
+- acyclicity uses integer clocks, only inside strongly connected components
+  of the may-graph (an edge between components cannot close a cycle).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+
+import networkx as nx
+import z3
+
+from gdrcheck.cat.interp import CheckResult
+from gdrcheck.cat.values import Formula, Pair, RelV, SetV, Value, f_and, f_and_all, f_or, to_z3
+
+# --------------------------------------------------------------------------
+# Concrete
+# --------------------------------------------------------------------------
+
+
+def concrete_closure(pairs: set[Pair] | dict[Pair, Formula]) -> set[Pair]:
+    succ: dict[int, set[int]] = {}
+    for a, b in pairs:
+        succ.setdefault(a, set()).add(b)
+    out: set[Pair] = set()
+    for start in succ:
+        seen: set[int] = set()
+        stack = list(succ[start])
+        while stack:
+            x = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            stack.extend(succ.get(x, ()))
+        out.update((start, x) for x in seen)
+    return out
+
+
+class ConcreteBackend:
+    def closure(self, r: RelV) -> RelV:
+        return RelV(dict.fromkeys(concrete_closure(r.m), True))  # type: ignore[arg-type]
+
+    def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]]) -> list[RelV]:
+        values = [RelV() for _ in names]
+        while True:
+            new = evaluate(values)
+            if all(set(n.m) == set(o.m) for n, o in zip(new, values, strict=True)):
+                return new
+            values = new
+
+    def name(self, v: Value, hint: str) -> Value:
+        return v
+
+
+def concrete_check(c: CheckResult) -> bool:
+    """Does the check hold (for a flag: does the flag fire)?"""
+    keys = c.value.m.keys()
+    if c.kind == "empty":
+        ok = not keys
+    elif c.kind == "irreflexive":
+        ok = not any(a == b for a, b in keys)  # type: ignore[misc]
+    else:
+        g = nx.DiGraph()
+        g.add_edges_from(keys)  # type: ignore[arg-type]
+        ok = nx.is_directed_acyclic_graph(g)
+    return ok != c.negated
+
+
+# --------------------------------------------------------------------------
+# Symbolic
+# --------------------------------------------------------------------------
+
+
+class SymbolicBackend:
+    def __init__(self) -> None:
+        self.defs: list[z3.BoolRef] = []
+        self._n = itertools.count()
+
+    def fresh_bool(self, hint: str) -> z3.BoolRef:
+        return z3.Bool(f"{hint}!{next(self._n)}")
+
+    def fresh_int(self, hint: str) -> z3.ArithRef:
+        return z3.Int(f"{hint}!{next(self._n)}")
+
+    def name(self, v: Value, hint: str) -> Value:
+        if isinstance(v, (SetV, RelV)):
+            m = {}
+            for k, f in v.m.items():
+                if f is True or z3.is_const(f):
+                    m[k] = f
+                else:
+                    x = self.fresh_bool(hint)
+                    self.defs.append(x == f)
+                    m[k] = x
+            return type(v)(m)  # type: ignore[arg-type]
+        return v
+
+    def closure(self, r: RelV) -> RelV:
+        if r.is_concrete():
+            return ConcreteBackend().closure(r)
+        certain = concrete_closure({k for k, f in r.m.items() if f is True})
+        may = concrete_closure(r.m)
+        g = nx.DiGraph()
+        g.add_edges_from(r.m)
+        acyclic = nx.is_directed_acyclic_graph(g)
+        t: dict[Pair, Formula] = {}
+        for p in may:
+            t[p] = True if p in certain else self.fresh_bool("tc")
+        pred = r.pred()
+        rank: dict[Pair, z3.ArithRef] = {}
+        for (a, b), v in t.items():
+            if v is True:
+                continue
+            direct = r.m.get((a, b))
+            steps = []
+            for c, f in pred.get(b, ()):
+                tac = t.get((a, c))
+                if tac is not None:
+                    steps.append((tac, f, (a, c)))
+            body_terms: list[Formula] = [] if direct is None else [direct]
+            body_terms += [f_and(tac, f) for tac, f, _ in steps]
+            body = to_z3(f_or(body_terms)) if body_terms else z3.BoolVal(False)
+            if acyclic:
+                self.defs.append(v == body)
+                continue
+            # closure direction: the body implies the pair
+            self.defs.append(z3.Implies(body, v))
+            # justification direction, with ranks
+            rk = rank.setdefault((a, b), self.fresh_int("rk"))
+            just: list[Formula] = [] if direct is None else [direct]
+            for tac, f, ac in steps:
+                if tac is True:
+                    just.append(f)
+                else:
+                    rac = rank.setdefault(ac, self.fresh_int("rk"))
+                    just.append(f_and_all([tac, f, rac < rk]))
+            self.defs.append(z3.Implies(v, to_z3(f_or(just)) if just else z3.BoolVal(False)))
+        return RelV(t)
+
+    def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]]) -> list[RelV]:
+        # 1. may sets: iterate with every pair assumed possible
+        may: list[set[Pair]] = [set() for _ in names]
+        while True:
+            vals = evaluate([RelV(dict.fromkeys(m, True)) for m in may])
+            new = [set(v.m) for v in vals]
+            if new == may:
+                break
+            may = [a | b for a, b in zip(may, new, strict=True)]
+        # 2. one variable and one rank per may pair
+        var = [{p: self.fresh_bool(f"{n}") for p in m} for n, m in zip(names, may, strict=True)]
+        rnk = [{p: self.fresh_int(f"{n}_rk") for p in m} for n, m in zip(names, may, strict=True)]
+        bodies = evaluate([RelV(dict(v)) for v in var])  # type: ignore[arg-type]
+        all_vars = [(var[i][p], rnk[i][p]) for i in range(len(names)) for p in may[i]]
+        for i in range(len(names)):
+            for p in may[i]:
+                v = var[i][p]
+                f = bodies[i].m.get(p)
+                fz = to_z3(f)
+                self.defs.append(z3.Implies(fz, v))
+                r = rnk[i][p]
+                subst = [(x, z3.And(x, rx < r)) for x, rx in all_vars]
+                self.defs.append(z3.Implies(v, z3.substitute(fz, *subst) if subst else fz))
+        return [RelV(dict(v)) for v in var]  # type: ignore[arg-type]
+
+    # -- checks -----------------------------------------------------------
+
+    def holds(self, c: CheckResult) -> z3.BoolRef:
+        """A formula: the check holds (for a flag: the flag fires)."""
+        m = c.value.m
+        if c.kind == "empty":
+            nonempty = to_z3(f_or(m.values())) if m else z3.BoolVal(False)
+            return nonempty if c.negated else z3.Not(nonempty)
+        if c.kind == "irreflexive":
+            diag = [f for (a, b), f in m.items() if a == b]  # type: ignore[misc]
+            refl = to_z3(f_or(diag)) if diag else z3.BoolVal(False)
+            return refl if c.negated else z3.Not(refl)
+        assert isinstance(c.value, RelV)
+        if c.negated:
+            t = self.closure(c.value)
+            diag = [f for (a, b), f in t.m.items() if a == b]
+            return to_z3(f_or(diag)) if diag else z3.BoolVal(False)
+        return self.acyclic(c.value, c.name)
+
+    def acyclic(self, r: RelV, hint: str) -> z3.BoolRef:
+        g = nx.DiGraph()
+        g.add_edges_from(r.m)
+        conj: list[z3.BoolRef] = []
+        clock: dict[int, z3.ArithRef] = {}
+        for comp in nx.strongly_connected_components(g):
+            if len(comp) == 1:
+                (x,) = comp
+                f = r.m.get((x, x))
+                if f is not None:
+                    conj.append(z3.Not(to_z3(f)))
+                continue
+            for x in comp:
+                clock[x] = self.fresh_int(f"clk_{hint}")
+            for (a, b), f in r.m.items():
+                if a in comp and b in comp:
+                    lt = clock[a] < clock[b]
+                    conj.append(lt if f is True else z3.Implies(f, lt))
+        if not conj:
+            return z3.BoolVal(True)
+        return z3.And(conj)

@@ -1,0 +1,150 @@
+"""The built-in sets and relations a cat model sees, for one candidate frame.
+
+Both engines describe a candidate execution (or, for z3, every candidate at
+once) as a :class:`Frame`: which events may execute and when, and the
+candidate relations rf, co, fso (the Fence-SC order) and syncbar (barrier
+synchronisation). :func:`base_env` derives everything else.
+
+Built-in names (herd7's plus the PTX ones):
+
+- sets: ``_`` (all events), ``W R F M IW FW``, and one set per event tag:
+  ``WEAK RLX ACQ REL ACQ_REL SC VOL CTA GPU SYS ATOM X MFENCE BAR ARRIVE WAIT
+  PROXY INIT`` (empty when no event carries the tag);
+- relations: ``po rf co fr loc ext int id rmw addr data ctrl po-loc rfe rfi
+  coe coi fre fri``, the scope relations ``scta`` (same CTA), ``sgpu`` (same
+  GPU), ``sr`` (each event's scope includes the other's thread: Dartagnan's
+  same-scope relation), and the candidate orders ``fso`` and ``syncbar``;
+- functions: ``domain``, ``range``, ``fencerel``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gdrcheck.cat.interp import builtin_functions, inverse, seq
+from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and
+from gdrcheck.lower.program import Event, Program
+
+TAGS = (
+    "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC", "VOL", "CTA", "GPU", "SYS", "ATOM", "X",
+    "MFENCE", "BAR", "ARRIVE", "WAIT", "PROXY", "INIT",
+)
+
+
+@dataclass
+class Frame:
+    program: Program
+    exec: dict[int, Formula]  # events that may execute -> when
+    rf: dict[Pair, Formula]
+    co: dict[Pair, Formula]
+    fw: dict[int, Formula]  # co-last writes
+    fso: dict[Pair, Formula] = field(default_factory=dict)
+    syncbar: dict[Pair, Formula] = field(default_factory=dict)
+
+
+def _in_scope(scope: str | None, a: Event, b: Event) -> bool:
+    """Does the scope of ``a`` include the thread of ``b``?"""
+    if scope is None:
+        return False
+    if scope == "sys":
+        return True
+    if b.is_init or a.is_init:
+        return False
+    if scope == "gpu":
+        return a.gpu == b.gpu
+    if scope == "cta":
+        return a.gpu == b.gpu and a.cta == b.cta
+    return False
+
+
+def base_env(frame: Frame) -> dict[str, Any]:
+    prog = frame.program
+    ex = frame.exec
+    evs = [prog.events[i] for i in ex]
+
+    def s(pred: Any) -> SetV:
+        return SetV({e.eid: ex[e.eid] for e in evs if pred(e)})
+
+    def pair(a: int, b: int) -> Formula:
+        return f_and(ex[a], ex[b])
+
+    def rel(pairs: Iterable[Pair]) -> RelV:
+        return RelV({(a, b): pair(a, b) for a, b in pairs if a in ex and b in ex})
+
+    universe = s(lambda e: True)
+    env: dict[str, Any] = {
+        "_": universe,
+        "W": s(lambda e: e.kind == "W"),
+        "R": s(lambda e: e.kind == "R"),
+        "F": s(lambda e: e.kind == "F"),
+        "M": s(lambda e: e.kind in ("R", "W")),
+        "IW": s(lambda e: e.is_init),
+        "FW": SetV(dict(frame.fw)),
+    }
+    for tag in TAGS:
+        env[tag] = s(lambda e, t=tag: t in e.tags)
+    for tag in {t for e in evs for t in e.tags} - set(TAGS):
+        env[tag] = s(lambda e, t=tag: t in e.tags)
+
+    # po: a is an ancestor of b on b's path; b executing implies a does.
+    po: dict[Pair, Formula] = {}
+    for e in evs:
+        if e.is_init:
+            continue
+        for a in prog.ancestors(e.eid):
+            if a in ex:
+                po[(a, e.eid)] = ex[e.eid]
+    po_r = RelV(po)
+    env["po"] = po_r
+    env["rf"] = RelV(dict(frame.rf))
+    env["co"] = RelV(dict(frame.co))
+    env["fr"] = seq(inverse(env["rf"]), env["co"])
+    env["fso"] = RelV(dict(frame.fso))
+    env["syncbar"] = RelV(dict(frame.syncbar))
+
+    ids = [e.eid for e in evs]
+    same_loc = [(a, b) for a in ids for b in ids
+                if prog.events[a].loc is not None and prog.events[a].loc == prog.events[b].loc]
+    env["loc"] = rel(same_loc)
+    env["id"] = RelV({(a, a): ex[a] for a in ids})
+    env["int"] = rel((a, b) for a in ids for b in ids
+                     if prog.events[a].thread == prog.events[b].thread)
+    env["ext"] = rel((a, b) for a in ids for b in ids
+                     if prog.events[a].thread != prog.events[b].thread)
+    env["rmw"] = rel(prog.rmw)
+    env["data"] = rel(prog.data)
+    env["addr"] = rel(prog.addr)
+    env["ctrl"] = rel(prog.ctrl)
+    env["scta"] = rel((a, b) for a in ids for b in ids if _same(prog, a, b, "cta"))
+    env["sgpu"] = rel((a, b) for a in ids for b in ids if _same(prog, a, b, "gpu"))
+    env["sr"] = rel(
+        (a, b) for a in ids for b in ids
+        if _in_scope(prog.events[a].scope, prog.events[a], prog.events[b])
+        and _in_scope(prog.events[b].scope, prog.events[b], prog.events[a])
+    )
+
+    from gdrcheck.cat.interp import inter
+
+    def restrict(r: RelV, name: str) -> RelV:
+        return inter(r, env[name])  # type: ignore[return-value]
+
+    env["po-loc"] = restrict(po_r, "loc")
+    env["rfe"] = restrict(env["rf"], "ext")
+    env["rfi"] = restrict(env["rf"], "int")
+    env["coe"] = restrict(env["co"], "ext")
+    env["coi"] = restrict(env["co"], "int")
+    env["fre"] = restrict(env["fr"], "ext")
+    env["fri"] = restrict(env["fr"], "int")
+    env.update(builtin_functions(po_r, universe))
+    return env
+
+
+def _same(prog: Program, a: int, b: int, level: str) -> bool:
+    ea, eb = prog.events[a], prog.events[b]
+    if ea.is_init or eb.is_init or ea.gpu is None or eb.gpu is None:
+        return False
+    if level == "gpu":
+        return ea.gpu == eb.gpu
+    return ea.gpu == eb.gpu and ea.cta == eb.cta

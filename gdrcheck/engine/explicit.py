@@ -1,0 +1,312 @@
+"""The explicit enumerator: every candidate execution, one at a time.
+
+For each choice of one path per thread, of an rf source per read, of a
+coherence order per location, of a Fence-SC order and of barrier arrival
+orders, the model is evaluated concretely (herd7's method). Exponential, and
+meant for small tests: it is the reference the z3 engine is checked against.
+
+Candidates are well formed exactly as in the z3 engine: values must be
+computable from rf (no value out of thin air), branch outcomes must match the
+values read, no barrier may wait for an arrival that follows it, and a barrier
+with a thread count needs that many arrivals.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from gdrcheck.cat import ast as C
+from gdrcheck.cat.interp import Interpreter, union
+from gdrcheck.cat.values import Formula, Pair, RelV
+from gdrcheck.engine.backends import ConcreteBackend, concrete_check, concrete_closure
+from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.engine.observe import Observables
+from gdrcheck.engine.result import Result, State, Witness, WitnessEvent
+from gdrcheck.litmus import ast as A
+from gdrcheck.lower.program import Event, Expr, Leaf, Program, eval_cmp, eval_expr
+
+
+class _Cyclic(Exception):
+    pass
+
+
+def _values(prog: Program, rf_of: dict[int, int]) -> dict[int, int] | None:
+    """Values of the reads under rf; None when they depend on themselves."""
+    vals: dict[int, int] = {}
+    busy: set[int] = set()
+
+    def read(r: int) -> int:
+        if r in vals:
+            return vals[r]
+        if r in busy:
+            raise _Cyclic
+        busy.add(r)
+        w = prog.events[rf_of[r]]
+        v = ev_expr(w.value or 0)
+        busy.discard(r)
+        vals[r] = v
+        return v
+
+    def ev_expr(e: Expr) -> int:
+        deps = {}
+        for rid in _reads_of(e):
+            deps[rid] = read(rid)
+        return eval_expr(e, deps)
+
+    try:
+        for r in rf_of:
+            read(r)
+    except _Cyclic:
+        return None
+    return vals
+
+
+def _reads_of(e: Expr) -> list[int]:
+    from gdrcheck.lower.program import expr_reads
+
+    return list(expr_reads(e))
+
+
+def _path_events(prog: Program, leaf: Leaf) -> list[int]:
+    chain = {b.bid for b in prog.block_chain(leaf.block)}
+    return [e.eid for e in prog.events if e.thread == leaf.thread and e.block in chain]
+
+
+class ExplicitEngine:
+    name = "explicit"
+
+    def __init__(self, timeout: float | None = None, limit: int = 2_000_000) -> None:
+        self.timeout = timeout
+        self.limit = limit
+
+    def run(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
+            test: A.Test, model_name: str, states: bool = True, path_of: Any = None) -> Result:
+        t0 = time.perf_counter()
+        obs = Observables(test)
+        quant = test.condition.quantifier
+        res = Result(test.name, model_name, self.name, quant, "Unknown", False, False)
+        found: set[State] = set()
+        rejecting: set[str] = set()
+        flags: set[str] = set()
+        pos_w: Witness | None = None
+        neg_w: Witness | None = None
+        for cand in self._candidates(prog):
+            if self.timeout and time.perf_counter() - t0 > self.timeout:
+                res.time = time.perf_counter() - t0
+                res.verdict, res.reason = "Unknown", "timeout while enumerating candidates"
+                return res
+            frame, full, vals = cand
+            full_d = dict(full)
+            state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
+            if test.filter is not None and not obs.eval_state(test.filter, state):
+                continue
+            env = base_env(frame)
+            ev = Interpreter(env, ConcreteBackend(), variants, path_of).run(stmts)
+            failed = [c.name for c in ev.checks if not c.flag and not concrete_check(c)]
+            if frame.syncbar:
+                progress = union(env["po"], RelV(dict(frame.syncbar)))
+                if any(a == b for a, b in concrete_closure(progress.m)):  # type: ignore[misc]
+                    continue  # deadlock: not a final execution
+            p = obs.eval_state(test.condition.prop, state)
+            if failed:
+                if p:
+                    rejecting.update(failed)
+                continue
+            for c in ev.checks:
+                if c.flag and concrete_check(c):
+                    flags.add(c.name)
+            found.add(state)
+            if p and pos_w is None:
+                pos_w = _witness(prog, frame, vals, state)
+            if not p and neg_w is None:
+                neg_w = _witness(prog, frame, vals, state)
+        res.positive = pos_w is not None
+        res.negative = neg_w is not None
+        res.flags = sorted(flags)
+        res.states = sorted(found)
+        res.pos_states = sum(1 for s in found if obs.eval_state(test.condition.prop, s))
+        res.neg_states = len(found) - res.pos_states
+        if quant == "forall":
+            res.verdict = ("Required" if not res.negative
+                           else "Allowed" if res.positive else "Forbidden")
+            res.witness = neg_w or pos_w
+        else:
+            res.verdict = "Allowed" if res.positive else "Forbidden"
+            res.witness = pos_w
+        if not res.positive:
+            res.axioms = sorted(rejecting)
+        if flags:
+            res.verdict = "Undefined"
+        res.time = time.perf_counter() - t0
+        return res
+
+    # -- candidates ------------------------------------------------------------
+
+    def _candidates(self, prog: Program) -> Iterator[tuple[Frame, State, dict[int, int]]]:
+        threads = range(prog.nthreads)
+        per_thread = [[lf for lf in prog.leaves_of(t) if not lf.cut] for t in threads]
+        init = [e.eid for e in prog.events if e.is_init]
+        rmw_partner = {r: w for r, w in prog.rmw}
+        count = 0
+        for leaves in itertools.product(*per_thread):
+            executed = list(init)
+            for lf in leaves:
+                executed += _path_events(prog, lf)
+            exset = set(executed)
+            evs = [prog.events[i] for i in executed]
+            reads = [e for e in evs if e.kind == "R"]
+            writes_at: dict[str, list[int]] = {}
+            for e in evs:
+                if e.kind == "W" and e.loc is not None:
+                    writes_at.setdefault(e.loc, []).append(e.eid)
+            choices = [[w for w in writes_at.get(r.loc or "", []) if w != rmw_partner.get(r.eid)]
+                       for r in reads]
+            if any(not c for c in choices):
+                continue
+            for srcs in itertools.product(*choices):
+                rf_of = {r.eid: w for r, w in zip(reads, srcs, strict=True)}
+                vals = _values(prog, rf_of)
+                if vals is None:
+                    continue
+                if not _paths_agree(prog, leaves, vals):
+                    continue
+                yield from self._orders(prog, leaves, exset, evs, writes_at, rf_of, vals)
+                count += 1
+                if count > self.limit:
+                    raise RuntimeError("too many candidate executions for the explicit engine")
+
+    def _orders(self, prog: Program, leaves: tuple[Leaf, ...], exset: set[int],
+                evs: list[Event], writes_at: dict[str, list[int]], rf_of: dict[int, int],
+                vals: dict[int, int]) -> Iterator[tuple[Frame, State, dict[int, int]]]:
+        exe: dict[int, Formula] = dict.fromkeys(exset, True)
+        rf: dict[Pair, Formula] = {(w, r): True for r, w in rf_of.items()}
+        co_choices = []
+        locs = list(writes_at)
+        for loc in locs:
+            ws = writes_at[loc]
+            init = [w for w in ws if prog.events[w].is_init]
+            real = [w for w in ws if not prog.events[w].is_init]
+            co_choices.append([init + list(p) for p in itertools.permutations(real)])
+        scf = [e.eid for e in evs if e.kind == "F" and "SC" in e.tags]
+        fso_choices = list(itertools.permutations(scf)) if len(scf) > 1 else [tuple(scf)]
+        bar_choices = _barrier_orders(prog, evs, vals)
+        for cos in itertools.product(*co_choices):
+            co: dict[Pair, Formula] = {}
+            fw: dict[int, Formula] = {}
+            final: dict[str, int] = {}
+            for loc, order in zip(locs, cos, strict=True):
+                for i, a in enumerate(order):
+                    for b in order[i + 1:]:
+                        co[(a, b)] = True
+                last = order[-1]
+                fw[last] = True
+                final[loc] = _write_value(prog, last, vals)
+            state = _state(prog, leaves, vals, final)
+            for fso_order in fso_choices:
+                fso: dict[Pair, Formula] = {
+                    (a, b): True for i, a in enumerate(fso_order) for b in fso_order[i + 1:]
+                }
+                for sb in bar_choices:
+                    frame = Frame(prog, exe, rf, co, fw, fso, sb)
+                    yield frame, state, vals
+
+    # -- helpers ---------------------------------------------------------------
+
+
+def _write_value(prog: Program, w: int, vals: dict[int, int]) -> int:
+    e = prog.events[w]
+    return eval_expr(e.value or 0, vals)
+
+
+def _paths_agree(prog: Program, leaves: Sequence[Leaf], vals: dict[int, int]) -> bool:
+    for lf in leaves:
+        for b in prog.block_chain(lf.block):
+            if b.cond is None:
+                continue
+            ok = eval_cmp(b.cond.op, eval_expr(b.cond.left, vals), eval_expr(b.cond.right, vals))
+            if ok != b.positive:
+                return False
+    return True
+
+
+def _state(prog: Program, leaves: Sequence[Leaf], vals: dict[int, int],
+           final: dict[str, int]) -> State:
+    out: dict[str, int] = {}
+    for lf in leaves:
+        for reg, e in lf.regs:
+            out[f"{lf.thread}:{reg}"] = eval_expr(e, vals)
+    out.update(final)
+    return tuple(sorted(out.items()))
+
+
+def _barrier_orders(prog: Program, evs: list[Event],
+                    vals: dict[int, int]) -> list[dict[Pair, Formula]]:
+    """Every possible syncbar relation (one per arrival order of quorum barriers),
+    leaving out executions that hang (a quorum never reached)."""
+    arrivals = [e for e in evs if "ARRIVE" in e.tags]
+    waits = [e for e in evs if "WAIT" in e.tags]
+    if not waits:
+        return [{}]
+
+    def bid(e: Event) -> tuple[Any, ...]:
+        return (e.gpu, e.cta, tuple(eval_expr(x, vals) for x in (e.barrier_id or ())),
+                len(e.barrier_id or ()))
+
+    groups: dict[tuple[Any, ...], list[Event]] = {}
+    for a in arrivals:
+        groups.setdefault(bid(a), []).append(a)
+    quorum_groups = [k for k in groups
+                     if any(w.quorum is not None and bid(w) == k for w in waits)]
+    orders_per_group = [list(itertools.permutations(groups[k])) for k in quorum_groups]
+    out: list[dict[Pair, Formula]] = []
+    for orders in itertools.product(*orders_per_group):
+        position = {}
+        for order in orders:
+            for i, a in enumerate(order):
+                position[a.eid] = i
+        rel: dict[Pair, Formula] = {}
+        hang = False
+        for w in waits:
+            own = w.parent
+            assert own is not None
+            peers = groups.get(bid(w), [])
+            if w.quorum is not None and len(peers) < w.quorum:
+                hang = True
+                break
+            for a in peers:
+                if a.thread == w.thread:
+                    continue
+                if w.quorum is not None:
+                    counted = position[a.eid] <= position[own] or position[a.eid] < w.quorum
+                    if not counted:
+                        continue
+                rel[(a.eid, w.eid)] = True
+        if not hang:
+            out.append(rel)
+    return out
+
+
+def _witness(prog: Program, frame: Frame, vals: dict[int, int], state: State) -> Witness:
+    events = []
+    for eid in sorted(frame.exec):
+        e = prog.events[eid]
+        if e.kind == "R":
+            v: int | None = vals[eid]
+        elif e.kind == "W":
+            v = _write_value(prog, eid, vals)
+        else:
+            v = None
+        events.append(WitnessEvent(eid, e.thread, e.kind, e.loc, v, e.label,
+                                   tuple(sorted(e.tags))))
+    co: dict[str, list[int]] = {}
+    for e in events:
+        if e.kind == "W" and e.loc is not None:
+            co.setdefault(e.loc, []).append(e.eid)
+    for ws in co.values():
+        ws.sort(key=lambda w: sum(1 for x in ws if (x, w) in frame.co))
+    return Witness(events, sorted(frame.rf), co, state,
+                   {k: sorted(v) for k, v in (("fso", frame.fso), ("syncbar", frame.syncbar))
+                    if v})

@@ -1,0 +1,68 @@
+"""What an engine answers about one test under one model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+State = tuple[tuple[str, int], ...]
+"""A final state: (observable, value) pairs in a fixed order (herd's States lines)."""
+
+
+@dataclass
+class WitnessEvent:
+    eid: int
+    thread: int
+    kind: str
+    loc: str | None
+    value: int | None
+    label: str
+    tags: tuple[str, ...]
+
+
+@dataclass
+class Witness:
+    """One consistent execution (for an allowed outcome)."""
+
+    events: list[WitnessEvent]
+    rf: list[tuple[int, int]]
+    co: dict[str, list[int]]  # location -> writes in coherence order
+    state: State
+    extra: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # fso, syncbar, ...
+
+
+@dataclass
+class Result:
+    test: str
+    model: str
+    engine: str
+    quantifier: str  # exists | ~exists | forall
+    verdict: str  # Allowed | Forbidden | Required | Undefined | Unknown
+    positive: bool | None  # some consistent execution satisfies P (None: unknown)
+    negative: bool | None  # some consistent execution violates P
+    witness: Witness | None = None
+    axioms: list[str] = field(default_factory=list)  # named checks that rule P out
+    flags: list[str] = field(default_factory=list)  # flags that fire (Undefined)
+    states: list[State] | None = None  # all final states, when enumerated
+    pos_states: int | None = None
+    neg_states: int | None = None
+    time: float = 0.0
+    reason: str | None = None  # why Unknown
+
+    @property
+    def ok(self) -> bool | None:
+        """herd's Ok/No: does the test's quantified condition hold?"""
+        if self.verdict in ("Unknown", "Undefined"):
+            return None
+        if self.quantifier == "exists":
+            return bool(self.positive)
+        if self.quantifier == "~exists":
+            return not self.positive
+        return not self.negative
+
+    @property
+    def observation(self) -> str:
+        if not self.positive:
+            return "Never"
+        if not self.negative:
+            return "Always"
+        return "Sometimes"

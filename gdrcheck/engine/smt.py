@@ -1,0 +1,459 @@
+"""The z3 engine: every candidate execution of a test at once, in one formula.
+
+Candidate executions are encoded once (:class:`Encoding`): a Boolean per
+branch block (which path each thread runs), a Boolean per possible rf edge,
+an integer coherence position per write, an integer Fence-SC clock per
+``fence.sc`` and an integer arrival position per barrier arrival. The model
+is evaluated over these by the cat interpreter with the
+:class:`~gdrcheck.engine.backends.SymbolicBackend`; each named check becomes
+a formula guarded by its own tracking literal, so an unsat answer yields the
+names of the checks that rule the outcome out (an unsat core). A verdict is
+one satisfiability query (forall tests and the herd Observation line need a
+second); final states are listed only on request.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import z3
+
+from gdrcheck.cat import ast as C
+from gdrcheck.cat.interp import CheckResult, Interpreter, union
+from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
+from gdrcheck.engine.backends import SymbolicBackend
+from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.engine.observe import Observables
+from gdrcheck.engine.result import Result, State, Witness, WitnessEvent
+from gdrcheck.litmus import ast as A
+from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Program, ReadVal
+
+
+def _z3_binop(op: str, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
+    if op == "add":
+        return a + b
+    if op == "sub":
+        return a - b
+    if op == "mul":
+        return a * b
+    if op == "div":
+        return z3.If(b == 0, 0, a / b)
+    if op == "min":
+        return z3.If(a <= b, a, b)
+    if op == "max":
+        return z3.If(a >= b, a, b)
+    # bitwise operations on integers: go through 64-bit vectors
+    x, y = z3.Int2BV(a, 64), z3.Int2BV(b, 64)
+    r = {"and": x & y, "or": x | y, "xor": x ^ y}[op]
+    return z3.BV2Int(r, is_signed=True)
+
+
+def _cmp(op: str, a: z3.ArithRef, b: z3.ArithRef) -> z3.BoolRef:
+    return {
+        "eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b,
+    }[op]
+
+
+@dataclass
+class Encoding:
+    """The candidate executions of one program, as z3 terms and constraints."""
+
+    program: Program
+    frame: Frame
+    constraints: list[z3.BoolRef]
+    read_val: dict[int, z3.ArithRef]
+    final_mem: dict[str, z3.ArithRef]
+    final_reg: dict[tuple[int, str], z3.ArithRef]
+    rf_var: dict[Pair, Formula]
+    co_pos: dict[int, z3.ArithRef | int]
+    fso_clock: dict[int, z3.ArithRef]
+
+    def value(self, e: Expr) -> z3.ArithRef:
+        if isinstance(e, int):
+            return z3.IntVal(e)
+        if isinstance(e, ReadVal):
+            return self.read_val[e.eid]
+        assert isinstance(e, BinOp)
+        return _z3_binop(e.op, self.value(e.left), self.value(e.right))
+
+
+def encode_candidates(prog: Program) -> Encoding:
+    cons: list[z3.BoolRef] = []
+    ev = prog.events
+
+    # -- paths -------------------------------------------------------------
+    read_val = {e.eid: z3.Int(f"v{e.eid}") for e in ev if e.kind == "R"}
+    enc = Encoding(prog, None, cons, read_val, {}, {}, {}, {}, {})  # type: ignore[arg-type]
+    block_f: dict[int, Formula] = {}
+    for b in prog.blocks:
+        if b.parent is None:
+            block_f[b.bid] = True
+            continue
+        assert b.cond is not None
+        c = _cmp(b.cond.op, enc.value(b.cond.left), enc.value(b.cond.right))
+        if not b.positive:
+            c = z3.Not(c)
+        var = z3.Bool(f"blk{b.bid}")
+        cons.append(var == to_z3(f_and(block_f[b.parent], c)))
+        block_f[b.bid] = var
+    for leaf in prog.leaves:
+        if leaf.cut:
+            cons.append(z3.Not(to_z3(block_f[leaf.block])))
+    exe: dict[int, Formula] = {e.eid: block_f[e.block] for e in ev}
+
+    # -- rf ----------------------------------------------------------------
+    rmw_partner = {r: w for r, w in prog.rmw}
+    writes_at: dict[str, list[int]] = {}
+    for e in ev:
+        if e.kind == "W" and e.loc is not None:
+            writes_at.setdefault(e.loc, []).append(e.eid)
+    rf: dict[Pair, Formula] = {}
+    for r in ev:
+        if r.kind != "R":
+            continue
+        cands = [w for w in writes_at.get(r.loc or "", []) if w != rmw_partner.get(r.eid)]
+        if len(cands) == 1:
+            rf[(cands[0], r.eid)] = exe[r.eid]
+        else:
+            for w in cands:
+                rf[(w, r.eid)] = z3.Bool(f"rf_{w}_{r.eid}")
+        lits = [to_z3(rf[(w, r.eid)]) for w in cands]
+        if len(cands) > 1:
+            cons.append(z3.Implies(to_z3(exe[r.eid]), z3.PbEq([(x, 1) for x in lits], 1)))
+            cons.append(z3.Implies(z3.Not(to_z3(exe[r.eid])), z3.Not(z3.Or(lits))))
+        for w in cands:
+            f = rf[(w, r.eid)]
+            cons.append(z3.Implies(to_z3(f), to_z3(exe[w])))
+            cons.append(z3.Implies(to_z3(f), read_val[r.eid] == enc.value(ev[w].value or 0)))
+        if not cands:
+            cons.append(z3.Not(to_z3(exe[r.eid])))
+
+    # -- values must be well founded (herd: no value out of thin air) -------
+    g = nx.DiGraph()
+    g.add_edges_from(rf)
+    g.add_edges_from(prog.data)
+    if not nx.is_directed_acyclic_graph(g):
+        clk = {n: z3.Int(f"vclk{n}") for n in g.nodes}
+        for a, b in rf:
+            cons.append(z3.Implies(to_z3(rf[(a, b)]), clk[a] < clk[b]))
+        for a, b in prog.data:
+            cons.append(z3.Implies(to_z3(exe[b]), clk[a] < clk[b]))
+
+    # -- co: one integer position per write, init writes first ---------------
+    co_pos: dict[int, z3.ArithRef | int] = {}
+    co: dict[Pair, Formula] = {}
+    fw: dict[int, Formula] = {}
+    final_mem: dict[str, z3.ArithRef] = {}
+    for loc, ws in writes_at.items():
+        real = [w for w in ws if not ev[w].is_init]
+        for w in ws:
+            co_pos[w] = 0 if ev[w].is_init else z3.Int(f"co{w}")
+        if len(real) > 1:
+            cons.append(z3.Distinct([co_pos[w] for w in real]))  # type: ignore[misc]
+        for w in real:
+            cons.append(co_pos[w] >= 1)  # type: ignore[operator]
+        for a, b in itertools.permutations(ws, 2):
+            if ev[b].is_init:
+                continue
+            if ev[a].is_init:
+                co[(a, b)] = exe[b]
+            else:
+                co[(a, b)] = f_and_all([exe[a], exe[b], co_pos[a] < co_pos[b]])  # type: ignore[operator, list-item]
+        fin = z3.Int(f"final_{loc}")
+        final_mem[loc] = fin
+        for w in ws:
+            later = [to_z3(co[(w, o)]) for o in ws if (w, o) in co]
+            last = f_and(exe[w], z3.Not(z3.Or(later)) if later else True)
+            fw[w] = last
+            cons.append(z3.Implies(to_z3(last), fin == enc.value(ev[w].value or 0)))
+    enc.co_pos = co_pos
+
+    # -- Fence-SC order: a clock per fence.sc --------------------------------
+    scf = [e.eid for e in ev if e.kind == "F" and "SC" in e.tags]
+    fso: dict[Pair, Formula] = {}
+    fso_clock = {f: z3.Int(f"fsc{f}") for f in scf}
+    if len(scf) > 1:
+        cons.append(z3.Distinct([fso_clock[f] for f in scf]))
+    for a, b in itertools.permutations(scf, 2):
+        fso[(a, b)] = f_and_all([exe[a], exe[b], fso_clock[a] < fso_clock[b]])
+
+    # -- barriers ------------------------------------------------------------
+    syncbar = _barriers(prog, enc, exe, cons)
+
+    enc.frame = Frame(prog, exe, rf, co, fw, fso, syncbar)
+    enc.final_mem = final_mem
+    enc.rf_var = rf
+    enc.fso_clock = fso_clock
+
+    # -- final registers -----------------------------------------------------
+    for t in range(prog.nthreads):
+        leaves = [lf for lf in prog.leaves_of(t) if not lf.cut]
+        regs = {r for lf in leaves for r, _ in lf.regs}
+        for reg in regs:
+            term: z3.ArithRef | None = None
+            for lf in leaves:
+                val = enc.value(dict(lf.regs).get(reg, 0))
+                term = val if term is None else z3.If(to_z3(block_f[lf.block]), val, term)
+            assert term is not None
+            enc.final_reg[(t, reg)] = term
+    return enc
+
+
+def _same_barrier(enc: Encoding, x: int, y: int) -> z3.BoolRef | bool:
+    ex, ey = enc.program.events[x], enc.program.events[y]
+    ix, iy = ex.barrier_id or (), ey.barrier_id or ()
+    if len(ix) != len(iy):
+        return False
+    eqs = []
+    for a, b in zip(ix, iy, strict=True):
+        if isinstance(a, int) and isinstance(b, int):
+            if a != b:
+                return False
+        else:
+            eqs.append(enc.value(a) == enc.value(b))
+    return True if not eqs else z3.And(eqs)
+
+
+def _barriers(prog: Program, enc: Encoding, exe: dict[int, Formula],
+              cons: list[z3.BoolRef]) -> dict[Pair, Formula]:
+    """syncbar: the arrivals each barrier wait waits for (docs/ptx-barriers.md)."""
+    ev = prog.events
+    arrivals = [e for e in ev if "ARRIVE" in e.tags]
+    waits = [e for e in ev if "WAIT" in e.tags]
+    if not waits:
+        return {}
+    same = {(x.eid, y.eid): _same_barrier(enc, x.eid, y.eid)
+            for x in arrivals for y in arrivals
+            if x.gpu == y.gpu and x.cta == y.cta}
+    quorum = any(w.quorum is not None for w in waits)
+    pos = {a.eid: z3.Int(f"arr{a.eid}") for a in arrivals} if quorum else {}
+    if quorum and len(arrivals) > 1:
+        cons.append(z3.Distinct(list(pos.values())))
+    out: dict[Pair, Formula] = {}
+    for w in waits:
+        own = w.parent  # the arrival event of the same bar.sync
+        assert own is not None
+        if w.quorum is not None:
+            peers = [a.eid for a in arrivals if (a.eid, own) in same]
+            count = z3.Sum([z3.If(to_z3(f_and(exe[a], same[(a, own)])), 1, 0) for a in peers])
+            cons.append(z3.Implies(to_z3(exe[w.eid]), count >= w.quorum))
+        for a in arrivals:
+            if a.thread == w.thread or (a.eid, own) not in same:
+                continue
+            s = same[(a.eid, own)]
+            if s is False:
+                continue
+            f = f_and_all([exe[a.eid], exe[w.eid], s])  # type: ignore[list-item]
+            if w.quorum is not None:
+                earlier = []
+                for z in arrivals:
+                    sz = same.get((z.eid, a.eid), False)
+                    if z.eid == a.eid or sz is False:
+                        continue
+                    cond = f_and_all([exe[z.eid], sz, pos[z.eid] < pos[a.eid]])  # type: ignore[list-item]
+                    earlier.append(z3.If(to_z3(cond), 1, 0))
+                before = z3.Sum(earlier) if earlier else z3.IntVal(0)
+                f = f_and(f, z3.Or(pos[a.eid] <= pos[own], before < w.quorum))
+            out[(a.eid, w.eid)] = f
+    return out
+
+
+# --------------------------------------------------------------------------
+# Solving
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Query:
+    """An encoded test under a model: ready for satisfiability queries."""
+
+    enc: Encoding
+    backend: SymbolicBackend
+    checks: list[CheckResult]
+    axiom_lits: dict[str, z3.BoolRef]
+    flag_terms: dict[str, z3.BoolRef]
+    prop: z3.BoolRef
+    filter: z3.BoolRef | None
+    observables: Observables
+
+
+def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
+                test: A.Test, path_of: Any = None) -> Query:
+    enc = encode_candidates(prog)
+    backend = SymbolicBackend()
+    env = base_env(enc.frame)
+    ev = Interpreter(env, backend, variants, path_of).run(stmts)
+    enc.constraints.extend(backend.defs)
+    backend.defs = []
+    # deadlock freedom: no barrier waits for an arrival that comes after it
+    if enc.frame.syncbar:
+        progress = union(env["po"], RelV(dict(enc.frame.syncbar)))
+        assert isinstance(progress, RelV)
+        enc.constraints.append(backend.acyclic(progress, "barrier"))
+    axiom_lits: dict[str, z3.BoolRef] = {}
+    flag_terms: dict[str, z3.BoolRef] = {}
+    for i, c in enumerate(ev.checks):
+        holds = backend.holds(c)
+        if c.flag:
+            flag_terms[c.name] = holds
+        else:
+            lit = z3.Bool(f"axiom!{i}!{c.name}")
+            axiom_lits[c.name if c.name not in axiom_lits else f"{c.name}#{i}"] = lit
+            enc.constraints.append(z3.Implies(lit, holds))
+    enc.constraints.extend(backend.defs)
+    obs = Observables(test)
+    prop = obs.prop_z3(test.condition.prop, enc)
+    filt = obs.prop_z3(test.filter, enc) if test.filter is not None else None
+    return Query(enc, backend, ev.checks, axiom_lits, flag_terms, prop, filt, obs)
+
+
+class SmtEngine:
+    name = "smt"
+
+    def __init__(self, timeout: float | None = None) -> None:
+        self.timeout = timeout
+
+    def _solver(self, q: Query) -> z3.Solver:
+        s = z3.Solver()
+        if self.timeout:
+            s.set("timeout", int(self.timeout * 1000))
+        s.add(q.enc.constraints)
+        if q.filter is not None:
+            s.add(q.filter)
+        return s
+
+    def run(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
+            test: A.Test, model_name: str, states: bool = False, path_of: Any = None) -> Result:
+        t0 = time.perf_counter()
+        q = build_query(prog, stmts, variants, test, path_of)
+        s = self._solver(q)
+        lits = list(q.axiom_lits.values())
+        quant = test.condition.quantifier
+        res = Result(test.name, model_name, self.name, quant, "Unknown", None, None)
+
+        def finish(reason: str | None = None) -> Result:
+            res.time = time.perf_counter() - t0
+            if reason:
+                res.verdict, res.reason = "Unknown", reason
+            return res
+
+        # flags (Undefined takes precedence)
+        for name, term in q.flag_terms.items():
+            a = s.check(*lits, term)
+            if a == z3.unknown:
+                return finish(f"solver: {s.reason_unknown()}")
+            if a == z3.sat:
+                res.flags.append(name)
+        # the proposition
+        first = q.prop if quant != "forall" else z3.Not(q.prop)
+        a = s.check(*lits, first)
+        if a == z3.unknown:
+            return finish(f"solver: {s.reason_unknown()}")
+        if quant == "forall":
+            res.negative = a == z3.sat
+            if res.negative:
+                res.witness = self._witness(q, s.model())
+            else:
+                res.axioms = self._core(s, q)
+            a2 = s.check(*lits, q.prop)
+            if a2 == z3.unknown:
+                return finish(f"solver: {s.reason_unknown()}")
+            res.positive = a2 == z3.sat
+            if res.positive and res.witness is None:
+                res.witness = self._witness(q, s.model())
+            res.verdict = ("Required" if not res.negative
+                           else "Allowed" if res.positive else "Forbidden")
+        else:
+            res.positive = a == z3.sat
+            if res.positive:
+                res.witness = self._witness(q, s.model())
+                a2 = s.check(*lits, z3.Not(q.prop))
+                if a2 == z3.unknown:
+                    return finish(f"solver: {s.reason_unknown()}")
+                res.negative = a2 == z3.sat
+                res.verdict = "Allowed"
+            else:
+                res.axioms = self._core(s, q)
+                res.negative = True  # refined below when states are listed
+                res.verdict = "Forbidden"
+        if res.flags:
+            res.verdict = "Undefined"
+        if states:
+            all_states = self.enumerate_states(q, s, lits)
+            if all_states is None:
+                return finish("solver gave up while listing states")
+            res.states = all_states
+            sat_p = [st for st in all_states if q.observables.eval_state(test.condition.prop, st)]
+            res.pos_states = len(sat_p)
+            res.neg_states = len(all_states) - len(sat_p)
+            res.negative = res.neg_states > 0
+        return finish()
+
+    def _core(self, s: z3.Solver, q: Query) -> list[str]:
+        core = {str(x) for x in s.unsat_core()}
+        return [name for name, lit in q.axiom_lits.items() if str(lit) in core]
+
+    def enumerate_states(self, q: Query, s: z3.Solver, lits: list[z3.BoolRef]) -> list[State] | None:
+        """All final states (herd's States): on request only, exponential in general."""
+        terms = q.observables.terms_z3(q.enc)
+        s.push()
+        out: list[State] = []
+        while True:
+            a = s.check(*lits)
+            if a == z3.unknown:
+                s.pop()
+                return None
+            if a == z3.unsat:
+                break
+            m = s.model()
+            vals = [m.eval(t, model_completion=True).as_long() for _, t in terms]  # type: ignore[attr-defined]
+            out.append(tuple((name, v) for (name, _), v in zip(terms, vals, strict=True)))
+            s.add(z3.Or([t != v for (_, t), v in zip(terms, vals, strict=True)]))
+            if not terms:
+                break
+        s.pop()
+        return sorted(out)
+
+    def _witness(self, q: Query, m: z3.ModelRef) -> Witness:
+        enc = q.enc
+        prog = enc.program
+
+        def true(f: Formula) -> bool:
+            return bool(z3.is_true(m.eval(to_z3(f), model_completion=True)))
+
+        executed = [e for e in prog.events if true(enc.frame.exec[e.eid])]
+        wevents = []
+        for e in executed:
+            if e.kind == "R":
+                val: int | None = m.eval(enc.read_val[e.eid], model_completion=True).as_long()  # type: ignore[attr-defined]
+            elif e.kind == "W":
+                val = m.eval(enc.value(e.value or 0), model_completion=True).as_long()  # type: ignore[attr-defined]
+            else:
+                val = None
+            wevents.append(WitnessEvent(e.eid, e.thread, e.kind, e.loc, val, e.label,
+                                        tuple(sorted(e.tags))))
+        rf = [p for p, f in enc.rf_var.items() if true(f)]
+        co: dict[str, list[int]] = {}
+        for e in executed:
+            if e.kind == "W" and e.loc is not None:
+                co.setdefault(e.loc, []).append(e.eid)
+        for loc, ws in co.items():
+            ws.sort(key=lambda w: 0 if prog.events[w].is_init else
+                    m.eval(enc.co_pos[w], model_completion=True).as_long())  # type: ignore[union-attr]
+        terms = q.observables.terms_z3(enc)
+        state = tuple((name, m.eval(t, model_completion=True).as_long())  # type: ignore[attr-defined]
+                      for name, t in terms)
+        extra = {
+            "fso": [p for p, f in enc.frame.fso.items() if true(f)],
+            "syncbar": [p for p, f in enc.frame.syncbar.items() if true(f)],
+        }
+        return Witness(wevents, rf, co, state, {k: v for k, v in extra.items() if v})
+
+
+def cmp_to_z3(c: CmpExpr, enc: Encoding) -> z3.BoolRef:
+    return _cmp(c.op, enc.value(c.left), enc.value(c.right))

@@ -1,0 +1,610 @@
+"""The litmus AST: what the parser produces and the lowering consumes.
+
+One AST serves the three dialects (X86, PTX, GIN). Instruction nodes are
+dialect-specific; everything else (metadata, init, conditions) is shared.
+Every node that can be wrong carries a :class:`Pos` for error messages.
+All nodes are frozen dataclasses, so two parses of one text compare equal
+(``pos`` fields are excluded from comparison).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gdrcheck.errors import NOPOS, Pos
+
+
+def _pos() -> Pos:
+    return field(default=NOPOS, compare=False, repr=False)  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------
+# Values, registers, locations
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Reg:
+    """A thread-local register (``EAX``, ``r1``)."""
+
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class LocRef:
+    """A memory location: ``x`` (this rank's x) or ``x@k`` (rank k's x, GIN)."""
+
+    name: str
+    rank: int | None = None
+    pos: Pos = _pos()
+
+    def __str__(self) -> str:
+        return self.name if self.rank is None else f"{self.name}@{self.rank}"
+
+
+Value = Const | Reg
+
+
+# --------------------------------------------------------------------------
+# X86 instructions (herd7's X86 syntax)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class X86Mem:
+    """``[x]``: a memory operand."""
+
+    loc: LocRef
+    pos: Pos = _pos()
+
+
+X86Operand = Const | Reg | X86Mem
+
+
+@dataclass(frozen=True)
+class X86Mov:
+    """``MOV dst,src``: a load (reg <- mem), store (mem <- reg/imm) or move."""
+
+    dst: X86Operand
+    src: X86Operand
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class X86Mfence:
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class X86Xchg:
+    """``XCHG a,b``: with a memory operand, a locked read-modify-write."""
+
+    a: X86Operand
+    b: X86Operand
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class X86Locked:
+    """``LOCK ADD [x],v`` / ``LOCK XADD [x],r`` / ``LOCK CMPXCHG [x],r`` /
+    ``LOCK INC [x]`` / ``LOCK DEC [x]``: atomic read-modify-writes.
+
+    ``op`` is the upper-case mnemonic without LOCK; ``src`` is None for INC/DEC.
+    CMPXCHG compares with EAX, as on x86.
+    """
+
+    op: str
+    dst: X86Operand
+    src: X86Operand | None
+    pos: Pos = _pos()
+
+
+X86Instr = X86Mov | X86Mfence | X86Xchg | X86Locked
+
+
+# --------------------------------------------------------------------------
+# PTX instructions (Dartagnan's PTX dialect; also used in GIN tests)
+# --------------------------------------------------------------------------
+
+Sem = Literal["weak", "relaxed", "acquire", "release", "acq_rel", "sc", "volatile"]
+Scope = Literal["cta", "gpu", "sys"]
+
+
+@dataclass(frozen=True)
+class PtxLoad:
+    """``ld{.sem}{.scope} r, x``; ``ld r, v`` (no sem) is a register move."""
+
+    sem: Sem
+    scope: Scope | None
+    dst: Reg
+    loc: LocRef
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxStore:
+    """``st{.sem}{.scope} x, v``."""
+
+    sem: Sem
+    scope: Scope | None
+    loc: LocRef
+    value: Value
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxAtom:
+    """``atom.sem.scope.op r, x, v{, v2}``; op in add/sub/.../exch/cas.
+
+    For ``cas``: ``operands = (expected, new)``; otherwise ``(v,)``.
+    """
+
+    sem: Sem
+    scope: Scope
+    op: str
+    dst: Reg
+    loc: LocRef
+    operands: tuple[Value, ...]
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxRed:
+    """``red.sem.scope.op x, v``: an atomic update with no result."""
+
+    sem: Sem
+    scope: Scope
+    op: str
+    loc: LocRef
+    value: Value
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxFence:
+    """``fence.sc.gpu``, ``fence.acq_rel.cta``, ``membar.gl`` (== fence.sc.gpu),
+    ``fence.proxy.async`` (kind="proxy.async", scope None)."""
+
+    kind: str  # "sc" | "acq_rel" | "acquire" | "release" | "proxy.<name>"
+    scope: Scope | None
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxBarrier:
+    """``bar.cta.sync a{, b{, c}}``, ``bar.cta.arrive a{, b}``, ``barrier.cta.*``,
+    ``bar.sync`` (CTA is implied).
+
+    ``operands`` are kept as written (constants or registers); their meaning
+    (barrier id, instance, quorum) is fixed by the lowering.
+    """
+
+    mode: Literal["sync", "arrive"]
+    operands: tuple[Value, ...]
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class LocalOp:
+    """Register arithmetic: ``add r1, r2, 1`` (op in add/sub/mul/div/and/or/xor/mov)."""
+
+    op: str
+    dst: Reg
+    args: tuple[Value, ...]
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Branch:
+    """``beq a, b, LC01`` (cond in eq/ne/lt/le/gt/ge)."""
+
+    cond: str
+    a: Value
+    b: Value
+    target: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Goto:
+    target: str
+    pos: Pos = _pos()
+
+
+PtxInstr = PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
+
+
+# --------------------------------------------------------------------------
+# GIN / NVSHMEM device calls (litmus-format.md §4.2, §4.3)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """A remote action bundled with a put or given to ``gin.signal``.
+
+    kind: "strong" (SignalInc/SignalAdd on an indexed signal), "weak",
+    or "va" (a VA signal on a window location). ``amount`` is 1 for Inc.
+    """
+
+    kind: Literal["strong", "weak", "va"]
+    target: LocRef  # signal name (indexed) or window location (VA), rank = peer
+    amount: int = 1
+    explicit_amount: bool = False  # written as S+k (SignalAdd) rather than S (SignalInc)
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinOptions:
+    """Keyword options of put / put_value / signal."""
+
+    given: str | None = None  # thread|cta|gpu|sys
+    required: str | None = None  # gpu|sys
+    aggregate: bool = False
+
+
+@dataclass(frozen=True)
+class GinPut:
+    """``gin.put c0, x@1, buf{, sig=..|wsig=..|vsig=..}{, ctr=C}{, opts}``;
+    ``gin.put_value c0, x@1, 7`` has ``src`` a Const."""
+
+    ctx: str
+    dst: LocRef
+    src: LocRef | Const
+    signal: SignalSpec | None = None
+    counter: str | None = None
+    options: GinOptions = GinOptions()
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinSignal:
+    """``gin.signal c0, S@1{+k}{, weak|va}{, opts}``."""
+
+    ctx: str
+    signal: SignalSpec
+    options: GinOptions = GinOptions()
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinFlush:
+    ctx: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinGet:
+    """``gin.get c0, buf, x@1``: read x@1 into local buf."""
+
+    ctx: str
+    dst: LocRef
+    src: LocRef
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinWait:
+    """``gin.wait_signal S, 1`` / ``gin.wait_counter C, 1`` (blocks until >= value)."""
+
+    what: Literal["signal", "counter"]
+    name: str
+    value: int
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinRead:
+    """``gin.read_signal{.relaxed} r0, S`` / ``gin.read_counter r0, C``."""
+
+    what: Literal["signal", "counter"]
+    dst: Reg
+    name: str
+    relaxed: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinReset:
+    """``gin.reset_signal S`` / ``gin.reset_counter C``."""
+
+    what: Literal["signal", "counter"]
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinBarrier:
+    """``gin.barrier c0, put|get|none{, all}``."""
+
+    ctx: str
+    kind: Literal["put", "get", "none"]
+    all_contexts: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class ShmemCall:
+    """An NVSHMEM device call (litmus-format.md §4.3).
+
+    ``op`` is the call name without the ``shmem.`` prefix (put, put_nbi, p,
+    put_signal, put_signal_nbi, signal_op, atomic_add, get, get_nbi, fence,
+    quiet, barrier_all, wait_until). Fields not used by an op are None.
+    """
+
+    op: str
+    dst: LocRef | None = None
+    src: LocRef | None = None
+    value: int | None = None
+    signal: LocRef | None = None
+    signal_value: int | None = None
+    signal_op: Literal["add", "set"] | None = None
+    cmp: str | None = None  # wait_until: >=, ==, !=, >, <, <=
+    pos: Pos = _pos()
+
+
+GinInstr = GinPut | GinSignal | GinFlush | GinGet | GinWait | GinRead | GinReset | GinBarrier | ShmemCall
+
+Instr = X86Instr | PtxInstr | GinInstr
+
+
+# --------------------------------------------------------------------------
+# Threads and placement
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placement:
+    """``P0@cta 0,gpu 0`` (PTX), ``P0@cta 0,gpu 1,node 0`` (GIN), ``P3@host,node 0``."""
+
+    cta: int | None = None
+    gpu: int | None = None
+    node: int | None = None
+    host: bool = False
+
+
+@dataclass(frozen=True)
+class Thread:
+    index: int  # the N of PN (or column index when the header is a bare PN)
+    placement: Placement
+    instrs: tuple[Instr, ...]
+    pos: Pos = _pos()
+
+    @property
+    def name(self) -> str:
+        return f"P{self.index}"
+
+
+# --------------------------------------------------------------------------
+# Init block
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InitLoc:
+    """``x = 1;`` / ``int x = 1;`` / ``x@1 = 5;`` / ``[x] = 1``."""
+
+    loc: LocRef
+    value: int
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class InitReg:
+    """``0:EAX = 1;`` / ``P1:r1 = 0;`` ; value is an int or a location (address)."""
+
+    thread: int
+    reg: str
+    value: int | LocRef
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class SignalDecl:
+    """``S : signal;``"""
+
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class CounterDecl:
+    """``C : counter;``"""
+
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class HostDecl:
+    """``h : host = 0;``"""
+
+    name: str
+    value: int
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class WindowDecl:
+    """``window W strict = {f, g};``"""
+
+    name: str
+    strict: bool
+    members: tuple[str, ...]
+    pos: Pos = _pos()
+
+
+InitItem = InitLoc | InitReg | SignalDecl | CounterDecl | HostDecl | WindowDecl
+
+
+# --------------------------------------------------------------------------
+# Conditions
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RegTerm:
+    """``0:EAX`` / ``P1:r0``."""
+
+    thread: int
+    reg: str
+    pos: Pos = _pos()
+
+    def __str__(self) -> str:
+        return f"{self.thread}:{self.reg}"
+
+
+@dataclass(frozen=True)
+class LocTerm:
+    """``x``, ``[x]``, ``x@1``."""
+
+    loc: LocRef
+    pos: Pos = _pos()
+
+    def __str__(self) -> str:
+        return str(self.loc)
+
+
+@dataclass(frozen=True)
+class ConstTerm:
+    value: int
+    pos: Pos = _pos()
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+Term = RegTerm | LocTerm | ConstTerm
+
+
+@dataclass(frozen=True)
+class Cmp:
+    """``lhs = rhs`` / ``lhs == rhs`` (op "=") or ``lhs != rhs`` (op "!=")."""
+
+    op: Literal["=", "!="]
+    lhs: Term
+    rhs: Term
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class And:
+    args: tuple[Prop, ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    args: tuple[Prop, ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: Prop
+
+
+@dataclass(frozen=True)
+class BoolConst:
+    """``true`` / ``false``."""
+
+    value: bool
+
+
+Prop = Cmp | And | Or | Not | BoolConst
+
+Quantifier = Literal["exists", "~exists", "forall"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    quantifier: Quantifier
+    prop: Prop
+    pos: Pos = _pos()
+
+
+# --------------------------------------------------------------------------
+# The test
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Meta:
+    """A ``Key=Value`` metadata line."""
+
+    key: str
+    value: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One entry of ``Expect=``: ``model{+variant}*:Verdict``."""
+
+    model: str
+    variants: tuple[str, ...]
+    verdict: str  # Allowed | Forbidden | Required | Undefined
+    pos: Pos = _pos()
+
+
+Arch = Literal["X86", "PTX", "GIN"]
+
+
+@dataclass(frozen=True)
+class Test:
+    arch: Arch
+    name: str
+    doc: str | None
+    meta: tuple[Meta, ...]
+    init: tuple[InitItem, ...]
+    threads: tuple[Thread, ...]
+    locations: tuple[Term, ...]
+    filter: Prop | None
+    condition: Condition
+    path: str | None = field(default=None, compare=False)
+    source: str | None = field(default=None, compare=False, repr=False)
+
+    def meta_values(self, key: str) -> list[str]:
+        return [m.value for m in self.meta if m.key == key]
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        out: list[str] = []
+        for v in self.meta_values("Variant"):
+            out.extend(s.strip() for s in v.split(",") if s.strip())
+        return tuple(out)
+
+    @property
+    def expectations(self) -> tuple[Expectation, ...]:
+        """Parsed ``Expect=`` entries (the parser validates their syntax)."""
+        out: list[Expectation] = []
+        for m in self.meta:
+            if m.key != "Expect":
+                continue
+            for item in m.value.split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                model_part, _, verdict = item.rpartition(":")
+                names = model_part.split("+")
+                out.append(Expectation(names[0], tuple(names[1:]), verdict, m.pos))
+        return tuple(out)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        out: list[str] = []
+        for v in self.meta_values("Source"):
+            out.extend(s.strip() for s in v.split(",") if s.strip())
+        return tuple(out)

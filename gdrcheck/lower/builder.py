@@ -1,0 +1,191 @@
+"""Building the event tree of each thread (the dialect-independent part).
+
+A dialect lowers one instruction at a time through :class:`PathState`:
+``state.emit(...)`` adds an event after the current one, ``state.regs`` holds
+register values (symbolic :data:`Expr`), and ``state.fork(cond)`` splits the
+path. The builder explores every path of the thread depth-first, unrolling
+backward jumps up to the bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from gdrcheck.errors import NOPOS, Pos
+from gdrcheck.lower.program import (
+    BinOp,
+    Block,
+    CmpExpr,
+    Event,
+    Expr,
+    Leaf,
+    ReadVal,
+    eval_binop,
+    eval_cmp,
+    expr_reads,
+)
+
+
+def simplify(e: Expr) -> Expr:
+    """Fold constant sub-expressions."""
+    if isinstance(e, BinOp):
+        left, right = simplify(e.left), simplify(e.right)
+        if isinstance(left, int) and isinstance(right, int):
+            return eval_binop(e.op, left, right)
+        return BinOp(e.op, left, right)
+    return e
+
+
+@dataclass
+class ProgramBuilder:
+    """Collects events, blocks and relations for a whole test."""
+
+    events: list[Event] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    leaves: list[Leaf] = field(default_factory=list)
+    rmw: set[tuple[int, int]] = field(default_factory=set)
+    data: set[tuple[int, int]] = field(default_factory=set)
+    addr: set[tuple[int, int]] = field(default_factory=set)
+    ctrl: set[tuple[int, int]] = field(default_factory=set)
+
+    def new_block(self, thread: int, parent: int | None, cond: CmpExpr | None, pos: bool) -> int:
+        bid = len(self.blocks)
+        self.blocks.append(Block(bid, thread, parent, cond, pos))
+        return bid
+
+    def new_event(self, **kw: object) -> Event:
+        ev = Event(eid=len(self.events), **kw)  # type: ignore[arg-type]
+        self.events.append(ev)
+        return ev
+
+
+@dataclass
+class Placement:
+    cta: int | None
+    gpu: int | None
+    node: int | None
+
+
+@dataclass
+class PathState:
+    """The state of one path of one thread while it is being lowered."""
+
+    builder: ProgramBuilder
+    thread: int
+    place: Placement
+    pc: int
+    regs: dict[str, Expr]
+    block: int
+    last: int | None
+    ctrl_reads: frozenset[int]  # reads the current path's branch conditions depend on
+    back_jumps: dict[int, int]  # times each backward jump was taken on this path
+
+    def copy(self) -> PathState:
+        return PathState(
+            self.builder,
+            self.thread,
+            self.place,
+            self.pc,
+            dict(self.regs),
+            self.block,
+            self.last,
+            self.ctrl_reads,
+            dict(self.back_jumps),
+        )
+
+    def reg(self, name: str) -> Expr:
+        return self.regs.get(name, 0)
+
+    def emit(
+        self,
+        kind: str,
+        loc: str | None,
+        tags: frozenset[str] | set[str],
+        label: str,
+        *,
+        value: Expr | None = None,
+        scope: str | None = None,
+        pos: Pos = NOPOS,
+        barrier_id: tuple[Expr, ...] | None = None,
+        quorum: int | None = None,
+    ) -> Event:
+        b = self.builder
+        ev = b.new_event(
+            thread=self.thread,
+            kind=kind,
+            loc=loc,
+            tags=frozenset(tags),
+            block=self.block,
+            parent=self.last,
+            value=simplify(value) if value is not None else None,
+            label=label,
+            instr=self.pc,
+            scope=scope,
+            cta=self.place.cta,
+            gpu=self.place.gpu,
+            node=self.place.node,
+            pos=pos,
+            barrier_id=tuple(simplify(x) for x in barrier_id) if barrier_id else None,
+            quorum=quorum,
+        )
+        self.last = ev.eid
+        for r in self.ctrl_reads:
+            b.ctrl.add((r, ev.eid))
+        if value is not None:
+            for r in expr_reads(value):
+                b.data.add((r, ev.eid))
+        return ev
+
+    def read(self, loc: str, tags: set[str], label: str, **kw: object) -> ReadVal:
+        ev = self.emit("R", loc, tags, label, **kw)  # type: ignore[arg-type]
+        return ReadVal(ev.eid)
+
+    def fork(self, cond: CmpExpr) -> tuple[PathState, PathState] | bool:
+        """Split on ``cond``: a pair (then, else) of states, or the constant outcome."""
+        cond = CmpExpr(cond.op, simplify(cond.left), simplify(cond.right))
+        if isinstance(cond.left, int) and isinstance(cond.right, int):
+            return eval_cmp(cond.op, cond.left, cond.right)
+        b = self.builder
+        deps = expr_reads(cond)
+        yes, no = self.copy(), self.copy()
+        yes.block = b.new_block(self.thread, self.block, cond, True)
+        no.block = b.new_block(self.thread, self.block, cond, False)
+        yes.ctrl_reads = no.ctrl_reads = self.ctrl_reads | deps
+        return yes, no
+
+
+Step = Callable[[PathState, object], Iterator[PathState]]
+"""A dialect's lowering of one instruction: yields the successor states
+(one, or two after a fork); each successor's ``pc`` must already be set."""
+
+
+def build_thread(
+    builder: ProgramBuilder,
+    thread: int,
+    place: Placement,
+    n_instrs: int,
+    step: Callable[[PathState], Iterator[PathState]],
+    init_regs: dict[str, Expr],
+    unroll: int,
+) -> None:
+    """Explore every path of one thread, appending events, blocks and leaves."""
+    root = builder.new_block(thread, None, None, True)
+    start = PathState(builder, thread, place, 0, dict(init_regs), root, None, frozenset(), {})
+    stack = [start]
+    while stack:
+        st = stack.pop()
+        if st.pc >= n_instrs:
+            builder.leaves.append(Leaf(thread, st.block, tuple(sorted(st.regs.items())), False))
+            continue
+        before = st.pc
+        for nxt in step(st):
+            if nxt.pc <= before:  # a backward jump: count it against the bound
+                taken = nxt.back_jumps.get(before, 0) + 1
+                nxt.back_jumps[before] = taken
+                if taken >= unroll:
+                    builder.leaves.append(
+                        Leaf(thread, nxt.block, tuple(sorted(nxt.regs.items())), True)
+                    )
+                    continue
+            stack.append(nxt)

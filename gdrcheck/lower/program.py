@@ -1,0 +1,201 @@
+"""The execution skeleton: events, their guards, values and static relations.
+
+A thread is lowered into a *tree* of events: a branch whose outcome depends
+on a value read splits the rest of the thread into two subtrees, each guarded
+by a :class:`Block`. An execution runs exactly one root-to-leaf path of each
+thread. Loops are unrolled up to a bound; a path that would go past it ends in
+a *cut* leaf, and executions that reach a cut leaf are discarded (herd7's
+``-unroll`` semantics, and Dartagnan's for spin loops).
+
+Values are symbolic :data:`Expr` trees over the values of read events, so the
+same skeleton serves the z3 engine (which builds z3 terms) and the explicit
+enumerator (which evaluates them under a chosen rf).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gdrcheck.errors import NOPOS, Pos
+
+# --------------------------------------------------------------------------
+# Value expressions
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadVal:
+    """The value returned by read event ``eid``."""
+
+    eid: int
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str  # add sub mul div and or xor
+    left: Expr
+    right: Expr
+
+
+Expr = int | ReadVal | BinOp
+
+
+@dataclass(frozen=True)
+class CmpExpr:
+    """A branch condition ``left op right`` (op in eq ne lt le gt ge)."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+def expr_reads(e: Expr | CmpExpr) -> frozenset[int]:
+    """The read events an expression depends on."""
+    if isinstance(e, ReadVal):
+        return frozenset({e.eid})
+    if isinstance(e, (BinOp, CmpExpr)):
+        return expr_reads(e.left) | expr_reads(e.right)
+    return frozenset()
+
+
+def eval_binop(op: str, a: int, b: int) -> int:
+    if op == "add":
+        return a + b
+    if op == "sub":
+        return a - b
+    if op == "mul":
+        return a * b
+    if op == "div":
+        return 0 if b == 0 else int(a / b)
+    if op == "and":
+        return a & b
+    if op == "or":
+        return a | b
+    if op == "xor":
+        return a ^ b
+    if op == "min":
+        return min(a, b)
+    if op == "max":
+        return max(a, b)
+    raise ValueError(f"unknown operator {op}")
+
+
+def eval_cmp(op: str, a: int, b: int) -> bool:
+    return {
+        "eq": a == b,
+        "ne": a != b,
+        "lt": a < b,
+        "le": a <= b,
+        "gt": a > b,
+        "ge": a >= b,
+    }[op]
+
+
+def eval_expr(e: Expr, reads: dict[int, int]) -> int:
+    if isinstance(e, int):
+        return e
+    if isinstance(e, ReadVal):
+        return reads[e.eid]
+    return eval_binop(e.op, eval_expr(e.left, reads), eval_expr(e.right, reads))
+
+
+# --------------------------------------------------------------------------
+# Blocks, events, leaves
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Block:
+    """A guard: executed iff the parent is and ``cond`` holds (root: cond None)."""
+
+    bid: int
+    thread: int
+    parent: int | None
+    cond: CmpExpr | None
+    positive: bool = True
+
+
+@dataclass
+class Event:
+    eid: int
+    thread: int  # -1 for initial writes
+    kind: str  # "R", "W", "F" (fences and barrier events)
+    loc: str | None  # canonical location ("x", or "x@1" in GIN tests)
+    tags: frozenset[str]
+    block: int  # guard
+    parent: int | None  # previous event on the thread's path (po predecessor)
+    value: Expr | None = None  # value written (W)
+    label: str = ""  # instruction text, for witnesses
+    instr: int = -1  # index of the instruction in the thread
+    scope: str | None = None  # cta / gpu / sys for strong operations and fences
+    cta: int | None = None
+    gpu: int | None = None
+    node: int | None = None
+    pos: Pos = field(default=NOPOS)
+    barrier_id: tuple[Expr, ...] | None = None  # for barrier arrive/wait events
+    quorum: int | None = None  # barrier thread count, when written
+
+    @property
+    def is_init(self) -> bool:
+        return self.thread < 0
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """The end of one path of a thread: its block and final registers."""
+
+    thread: int
+    block: int
+    regs: tuple[tuple[str, Expr], ...]
+    cut: bool  # the unroll bound was reached: the execution is discarded
+
+
+@dataclass
+class Program:
+    """The lowered test: everything the engines need, nothing dialect-specific."""
+
+    name: str
+    arch: str
+    events: list[Event]
+    blocks: list[Block]
+    leaves: list[Leaf]
+    nthreads: int
+    locations: list[str]
+    init_values: dict[str, int]
+    rmw: set[tuple[int, int]]
+    data: set[tuple[int, int]]
+    addr: set[tuple[int, int]]
+    ctrl: set[tuple[int, int]]
+    unroll: int = 2
+
+    def event(self, eid: int) -> Event:
+        return self.events[eid]
+
+    @property
+    def reads(self) -> list[Event]:
+        return [e for e in self.events if e.kind == "R"]
+
+    @property
+    def writes(self) -> list[Event]:
+        return [e for e in self.events if e.kind == "W"]
+
+    def ancestors(self, eid: int) -> list[int]:
+        """Events po-before ``eid`` on its path, nearest first."""
+        out: list[int] = []
+        p = self.events[eid].parent
+        while p is not None:
+            out.append(p)
+            p = self.events[p].parent
+        return out
+
+    def block_chain(self, bid: int) -> list[Block]:
+        """The blocks from the root down to ``bid``."""
+        chain: list[Block] = []
+        b: int | None = bid
+        while b is not None:
+            chain.append(self.blocks[b])
+            b = self.blocks[b].parent
+        return list(reversed(chain))
+
+    def leaves_of(self, thread: int) -> list[Leaf]:
+        return [lf for lf in self.leaves if lf.thread == thread]
