@@ -1,0 +1,1 @@
+"""Reports: herd7-style text and JSON."""

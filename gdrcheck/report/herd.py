@@ -1,0 +1,96 @@
+"""herd7's output layout (Test / States / Ok·No·Undef / Witnesses / Condition /
+Observation / Time), plus gdrcheck's verdict lines.
+
+``Test NAME KIND`` gives the kind of the test as herd7 does (exists → Allowed,
+~exists → Forbidden, forall → Required); gdrcheck's verdict on the proposition
+follows on a ``Verdict`` line. Counts after Positive/Negative and Observation are
+numbers of distinct final states when states were listed (``--states``);
+otherwise they say whether a witness was found (1) or not (0).
+"""
+
+from __future__ import annotations
+
+from gdrcheck.engine.result import Result, State, Witness
+from gdrcheck.litmus import ast as A
+
+KIND = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
+
+
+def format_prop(p: A.Prop, top: bool = True) -> str:
+    if isinstance(p, A.Cmp):
+        return f"{p.lhs}{'=' if p.op == '=' else '!='}{p.rhs}"
+    if isinstance(p, A.And):
+        s = " /\\ ".join(format_prop(a, False) for a in p.args)
+    elif isinstance(p, A.Or):
+        s = " \\/ ".join(format_prop(a, False) for a in p.args)
+    elif isinstance(p, A.Not):
+        return "~" + format_prop(p.arg, False)
+    else:
+        return "true" if p.value else "false"
+    return s if top else f"({s})"
+
+
+def format_state(st: State) -> str:
+    return " ".join(f"{k}={v};" for k, v in st)
+
+
+def format_witness(w: Witness) -> list[str]:
+    lines = ["Witness execution:"]
+    by_id = {e.eid: e for e in w.events}
+    threads = sorted({e.thread for e in w.events})
+    for t in threads:
+        name = "init" if t < 0 else f"P{t}"
+        evs = [e for e in w.events if e.thread == t]
+        parts = []
+        for e in evs:
+            if e.kind in ("R", "W"):
+                parts.append(f"e{e.eid}:{e.kind}({e.loc})={e.value}")
+            else:
+                parts.append(f"e{e.eid}:{e.label}")
+        lines.append(f"  {name}: " + "  ".join(parts))
+    if w.rf:
+        lines.append("  rf: " + ", ".join(f"e{a}->e{b}" for a, b in w.rf))
+    multi = {loc: ws for loc, ws in w.co.items() if len(ws) > 1}
+    if multi:
+        lines.append("  co: " + "; ".join(
+            f"{loc}: " + " < ".join(f"e{x}" for x in ws) for loc, ws in sorted(multi.items())))
+    for name, pairs in w.extra.items():
+        lines.append(f"  {name}: " + ", ".join(f"e{a}->e{b}" for a, b in pairs))
+    del by_id
+    return lines
+
+
+def format_result(test: A.Test, res: Result, show_witness: bool = False) -> str:
+    out = [f"Test {test.name} {KIND[test.condition.quantifier]}"]
+    if res.states is not None:
+        out.append(f"States {len(res.states)}")
+        out.extend(format_state(s) for s in res.states)
+    else:
+        out.append("States ? (not listed: --states lists them)")
+    if res.verdict == "Unknown":
+        out.append("Unknown")
+    elif res.verdict == "Undefined":
+        out.append("Undef")
+    else:
+        out.append("Ok" if res.ok else "No")
+    out.append("Witnesses")
+    if res.states is not None and res.pos_states is not None:
+        pos, neg = res.pos_states, res.neg_states
+    else:
+        pos, neg = int(bool(res.positive)), int(bool(res.negative))
+    out.append(f"Positive: {pos} Negative: {neg}")
+    for f in res.flags:
+        out.append(f"Flag {f}")
+    q = test.condition.quantifier
+    out.append(f"Condition {q} ({format_prop(test.condition.prop)})")
+    if res.verdict != "Unknown":
+        out.append(f"Observation {test.name} {res.observation} {pos} {neg}")
+    out.append(f"Verdict {test.name} {res.model} {res.verdict}")
+    if res.verdict == "Unknown" and res.reason:
+        out.append(f"Reason {res.reason}")
+    if res.axioms and res.verdict in ("Forbidden", "Required"):
+        out.append("Rejected-by " + ", ".join(res.axioms))
+    if show_witness and res.witness is not None:
+        out.extend(format_witness(res.witness))
+    out.append(f"Time {test.name} {res.time:.3f}")
+    return "\n".join(out)
