@@ -379,7 +379,10 @@ class SmtEngine:
                 res.verdict = "Allowed"
             else:
                 res.axioms = self._core(s, q)
-                res.negative = True  # refined below when states are listed
+                a2 = s.check(*lits, z3.Not(q.prop))
+                if a2 == z3.unknown:
+                    return finish(f"solver: {s.reason_unknown()}")
+                res.negative = a2 == z3.sat
                 res.verdict = "Forbidden"
         if res.flags:
             res.verdict = "Undefined"
