@@ -77,8 +77,9 @@ def inter(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
     a, b = _coerce(a, b)
     small, big = (a, b) if len(a.m) <= len(b.m) else (b, a)
     m: dict[Any, Formula] = {}
+    big_m: dict[Any, Formula] = big.m
     for k, f in small.m.items():
-        g = big.m.get(k)
+        g = big_m.get(k)
         if g is not None:
             m[k] = f_and(f, g)
     return type(a)(m)
@@ -87,8 +88,9 @@ def inter(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
 def diff(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
     a, b = _coerce(a, b)
     m: dict[Any, Formula] = {}
+    b_m: dict[Any, Formula] = b.m
     for k, f in a.m.items():
-        g = b.m.get(k)
+        g = b_m.get(k)
         if g is None:
             m[k] = f
         elif g is not True:
@@ -203,9 +205,9 @@ class Interpreter:
                         ev.shown.append(Shown(st.names[0], v))
                 else:
                     for n in st.names:
-                        v = env.get(n)
-                        if isinstance(v, RelV):
-                            ev.shown.append(Shown(n, v))
+                        shown = env.get(n)
+                        if isinstance(shown, RelV):
+                            ev.shown.append(Shown(n, shown))
             elif isinstance(st, (C.VariantDecl, C.Include)):
                 continue
             else:  # pragma: no cover - the parser produces nothing else
@@ -279,11 +281,11 @@ class Interpreter:
             if e.op == "\\":
                 return diff(a, b)
             if e.op == ";":
-                a, b = _as_rel(a), _as_rel(b)
-                if a is None or b is None:
+                ra, rb = _as_rel(a), _as_rel(b)
+                if ra is None or rb is None:
                     raise self._err("';' needs two relations (write [S] for a set)", e.pos,
                                     self._current)
-                return seq(a, b)
+                return seq(ra, rb)
             if e.op == "*":
                 if not isinstance(a, SetV) or not isinstance(b, SetV):
                     if not a.m or not b.m:

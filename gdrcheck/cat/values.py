@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 import z3
 
-Formula = Union[bool, z3.BoolRef]  # only ``True`` is ever stored as a Python bool
+Formula: TypeAlias = "bool | z3.BoolRef"  # only ``True`` is ever stored as a Python bool
 Pair = tuple[int, int]
 
 

@@ -108,7 +108,7 @@ class ExplicitEngine:
             failed = [c.name for c in ev.checks if not c.flag and not concrete_check(c)]
             if frame.syncbar:
                 progress = union(env["po"], RelV(dict(frame.syncbar)))
-                if any(a == b for a, b in concrete_closure(progress.m)):  # type: ignore[misc]
+                if any(a == b for a, b in concrete_closure(progress.m)):  # type: ignore[arg-type]
                     continue  # deadlock: not a final execution
             p = obs.eval_state(test.condition.prop, state)
             if failed:
@@ -302,9 +302,9 @@ def _witness(prog: Program, frame: Frame, vals: dict[int, int], state: State) ->
         events.append(WitnessEvent(eid, e.thread, e.kind, e.loc, v, e.label,
                                    tuple(sorted(e.tags))))
     co: dict[str, list[int]] = {}
-    for e in events:
-        if e.kind == "W" and e.loc is not None:
-            co.setdefault(e.loc, []).append(e.eid)
+    for we in events:
+        if we.kind == "W" and we.loc is not None:
+            co.setdefault(we.loc, []).append(we.eid)
     for ws in co.values():
         ws.sort(key=lambda w: sum(1 for x in ws if (x, w) in frame.co))
     return Witness(events, sorted(frame.rf), co, state,

@@ -90,17 +90,17 @@ def encode_candidates(prog: Program) -> Encoding:
     read_val = {e.eid: z3.Int(f"v{e.eid}") for e in ev if e.kind == "R"}
     enc = Encoding(prog, None, cons, read_val, {}, {}, {}, {}, {})  # type: ignore[arg-type]
     block_f: dict[int, Formula] = {}
-    for b in prog.blocks:
-        if b.parent is None:
-            block_f[b.bid] = True
+    for blk in prog.blocks:
+        if blk.parent is None:
+            block_f[blk.bid] = True
             continue
-        assert b.cond is not None
-        c = _cmp(b.cond.op, enc.value(b.cond.left), enc.value(b.cond.right))
-        if not b.positive:
+        assert blk.cond is not None
+        c = _cmp(blk.cond.op, enc.value(blk.cond.left), enc.value(blk.cond.right))
+        if not blk.positive:
             c = z3.Not(c)
-        var = z3.Bool(f"blk{b.bid}")
-        cons.append(var == to_z3(f_and(block_f[b.parent], c)))
-        block_f[b.bid] = var
+        var = z3.Bool(f"blk{blk.bid}")
+        cons.append(var == to_z3(f_and(block_f[blk.parent], c)))
+        block_f[blk.bid] = var
     for leaf in prog.leaves:
         if leaf.cut:
             cons.append(z3.Not(to_z3(block_f[leaf.block])))
@@ -401,7 +401,8 @@ class SmtEngine:
         core = {str(x) for x in s.unsat_core()}
         return [name for name, lit in q.axiom_lits.items() if str(lit) in core]
 
-    def enumerate_states(self, q: Query, s: z3.Solver, lits: list[z3.BoolRef]) -> list[State] | None:
+    def enumerate_states(self, q: Query, s: z3.Solver,
+                         lits: list[z3.BoolRef]) -> list[State] | None:
         """All final states (herd's States): on request only, exponential in general."""
         terms = q.observables.terms_z3(q.enc)
         s.push()
@@ -445,7 +446,7 @@ class SmtEngine:
         for e in executed:
             if e.kind == "W" and e.loc is not None:
                 co.setdefault(e.loc, []).append(e.eid)
-        for loc, ws in co.items():
+        for _loc, ws in co.items():
             ws.sort(key=lambda w: 0 if prog.events[w].is_init else
                     m.eval(enc.co_pos[w], model_completion=True).as_long())  # type: ignore[union-attr]
         terms = q.observables.terms_z3(enc)

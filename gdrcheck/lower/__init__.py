@@ -75,9 +75,9 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
     locations: list[str] = list(init_values)
     for th in test.threads:
         for ins in th.instrs:
-            for loc in _instr_locations(ins):
-                if str(loc) not in locations:
-                    locations.append(str(loc))
+            for ref in _instr_locations(ins):
+                if str(ref) not in locations:
+                    locations.append(str(ref))
     terms = list(_prop_terms(test.condition.prop)) + list(test.locations)
     if test.filter is not None:
         terms += list(_prop_terms(test.filter))

@@ -77,10 +77,10 @@ def step(st: PathState, ins: A.Instr, label: str) -> Iterator[PathState]:
             raise UnsupportedError(f"LOCK {ins.op} needs a memory destination", pos=ins.pos)
         op = ins.op.upper()
         if op in ("ADD", "SUB", "AND", "OR", "XOR", "XADD", "INC", "DEC"):
-            src: Expr = 1 if ins.src is None else _value(st, ins.src)
+            operand: Expr = 1 if ins.src is None else _value(st, ins.src)
             arith = {"XADD": "add", "INC": "add", "DEC": "sub"}.get(op, op.lower())
             rv = st.read(loc, set(LOCKED), label, pos=ins.pos)
-            w = st.emit("W", loc, LOCKED, label, value=BinOp(arith, rv, src), pos=ins.pos)
+            w = st.emit("W", loc, LOCKED, label, value=BinOp(arith, rv, operand), pos=ins.pos)
             st.builder.rmw.add((rv.eid, w.eid))
             st.builder.data.add((rv.eid, w.eid))
             if op == "XADD" and isinstance(ins.src, A.Reg):

@@ -14,8 +14,10 @@ from gdrcheck.cat.values import RelV, SetV
 from gdrcheck.engine.backends import ConcreteBackend, SymbolicBackend, concrete_closure
 from gdrcheck.errors import Pos
 
+Guards = dict[tuple[int, int], z3.BoolRef]
 
-def _random_graph(seed: int, n: int = 5, p: float = 0.35) -> tuple[RelV, dict[tuple[int, int], z3.BoolRef]]:
+
+def _random_graph(seed: int, n: int = 5, p: float = 0.35) -> tuple[RelV, Guards]:
     rng = random.Random(seed)
     m: dict = {}
     guards: dict[tuple[int, int], z3.BoolRef] = {}
@@ -73,7 +75,7 @@ def test_let_rec_is_the_least_fixpoint(seed: int) -> None:
     for _ in range(3):
         assign = {k: rng.random() < 0.5 for k in guards}
         edges = RelV({k: True for k, f in r.m.items() if f is True or assign.get(k, False)})
-        (want,) = conc.letrec(["t"], lambda v: [union(edges, seq(v[0], v[0]))])
+        (want,) = conc.letrec(["t"], lambda v, e=edges: [union(e, seq(v[0], v[0]))])
         fixed = [g == z3.BoolVal(assign[k]) for k, g in guards.items()]
         for p, f in t.m.items():
             term = z3.BoolVal(True) if f is True else f
