@@ -1,0 +1,830 @@
+"""Cells of the thread table -> instruction nodes, per dialect.
+
+The grammar parses every cell into a generic shape (a mnemonic and a list of
+operands, :class:`Cell`); this module gives it its meaning in the test's
+dialect (X86, PTX, GIN) and reports what is wrong in words a user understands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NoReturn, cast
+
+from lark import Token, Tree
+
+from gdrcheck.errors import LitmusError, Pos
+from gdrcheck.litmus.ast import (
+    Branch,
+    Const,
+    GinBarrier,
+    GinFlush,
+    GinGet,
+    GinOptions,
+    GinPut,
+    GinRead,
+    GinReset,
+    GinSignal,
+    GinWait,
+    Goto,
+    Instr,
+    Label,
+    LocalOp,
+    LocRef,
+    PtxAtom,
+    PtxBarrier,
+    PtxFence,
+    PtxLoad,
+    PtxRed,
+    PtxStore,
+    Reg,
+    Scope,
+    Sem,
+    ShmemCall,
+    SignalSpec,
+    Value,
+    X86Instr,
+    X86Locked,
+    X86Mem,
+    X86Mfence,
+    X86Mov,
+    X86Operand,
+    X86Xchg,
+)
+from gdrcheck.litmus.grammar import token_pos, tree_pos
+
+# --------------------------------------------------------------------------
+# The generic cell
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One operand as written.
+
+    kind: ``int`` (5), ``imm`` ($5), ``name`` (x, r0, c0), ``at`` (x@1),
+    ``plus`` (S+2, S@1+2: ``inner`` + ``value``), ``kw`` (sig=S: ``name`` =
+    ``inner``), ``mem`` ([x], [x@1]) or ``cmp`` (>=).
+    """
+
+    kind: str
+    pos: Pos
+    name: str = ""
+    rank: int | None = None
+    value: int = 0
+    inner: Operand | None = None
+
+    @property
+    def text(self) -> str:
+        if self.kind == "int":
+            return str(self.value)
+        if self.kind == "imm":
+            return f"${self.value}"
+        if self.kind in ("name", "cmp"):
+            return self.name
+        if self.kind == "at":
+            return f"{self.name}@{self.rank}"
+        if self.kind == "plus":
+            assert self.inner is not None
+            return f"{self.inner.text}+{self.value}"
+        if self.kind == "kw":
+            assert self.inner is not None
+            return f"{self.name}={self.inner.text}"
+        at = "" if self.rank is None else f"@{self.rank}"
+        return f"[{self.name}{at}]"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A non-empty cell: ``mnemonic operands`` or a label ``name:``."""
+
+    mnemonic: str
+    pos: Pos
+    operands: tuple[Operand, ...]
+    is_label: bool = False
+
+
+def _fail(message: str, pos: Pos) -> NoReturn:
+    raise LitmusError(message, None, pos)
+
+
+def _rank(tok: Token) -> int:
+    value = int(tok)
+    if value < 0:
+        _fail(f"a rank is a number >= 0, found {value}", token_pos(tok))
+    return value
+
+
+def _operand(tree: Tree) -> Operand:
+    kids = tree.children
+    pos = tree_pos(tree)
+    data = tree.data
+    if data == "op_int":
+        return Operand("int", pos, value=int(cast(Token, kids[0])))
+    if data == "op_imm":
+        return Operand("imm", pos, value=int(str(kids[0])[1:]))
+    if data == "op_name":
+        return Operand("name", pos, name=str(kids[0]))
+    if data == "op_at":
+        return Operand("at", pos, name=str(kids[0]), rank=_rank(cast(Token, kids[1])))
+    if data == "op_plus":
+        return Operand("plus", pos, inner=_operand(cast(Tree, kids[0])), value=int(str(kids[1])))
+    if data == "op_kw":
+        return Operand("kw", pos, name=str(kids[0]), inner=_operand(cast(Tree, kids[1])))
+    if data == "op_kw_plus":
+        base = _operand(cast(Tree, kids[1]))
+        inner = Operand("plus", base.pos, inner=base, value=int(str(kids[2])))
+        return Operand("kw", pos, name=str(kids[0]), inner=inner)
+    if data == "op_mem":
+        rank = None if kids[1] is None else _rank(cast(Token, kids[1]))
+        return Operand("mem", pos, name=str(kids[0]), rank=rank)
+    if data == "op_cmp":
+        return Operand("cmp", pos, name=str(kids[0]))
+    raise AssertionError(f"unknown operand tree {data}")  # pragma: no cover
+
+
+def cell_from_tree(tree: Tree) -> Cell:
+    mnemonic = cast(Token, tree.children[0])
+    pos = token_pos(mnemonic)
+    if tree.data == "label_cell":
+        name = str(mnemonic)
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            _fail(f"bad label name {name!r}", pos)
+        return Cell(name, pos, (), is_label=True)
+    ops_tree = tree.children[1]
+    ops: tuple[Operand, ...] = ()
+    if isinstance(ops_tree, Tree):
+        ops = tuple(_operand(cast(Tree, t)) for t in ops_tree.children)
+    return Cell(str(mnemonic), pos, ops)
+
+
+# --------------------------------------------------------------------------
+# Context of a thread
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ThreadContext:
+    """What instruction building needs to know beyond the cell itself."""
+
+    arch: str
+    thread: int
+    dests: frozenset[str] = frozenset()  # identifiers this thread writes as registers
+    signals: frozenset[str] = frozenset()  # names declared 'S : signal'
+    counters: frozenset[str] = frozenset()  # names declared 'C : counter'
+
+
+_REG_RE = re.compile(r"r[0-9]+")
+
+# The first operand of these is a destination register.
+_DEST_MNEMONICS = frozenset(
+    {"ld", "atom", "mov", "add", "sub", "mul", "div", "and", "or", "xor"}
+)
+_DEST_CALLS = frozenset({"gin.read_signal", "gin.read_counter"})
+
+
+def destinations(cells: Iterable[Cell]) -> frozenset[str]:
+    """Names a PTX/GIN thread uses as destination registers."""
+    out: set[str] = set()
+    for cell in cells:
+        if cell.is_label or not cell.operands or cell.operands[0].kind != "name":
+            continue
+        parts = cell.mnemonic.lower().split(".")
+        if parts[0] in _DEST_MNEMONICS or ".".join(parts[:2]) in _DEST_CALLS:
+            out.add(cell.operands[0].name)
+    return frozenset(out)
+
+
+def check_labels(cells: Sequence[Cell], thread: int) -> None:
+    """Every branch target is a label of the thread; no label is defined twice."""
+    defined: dict[str, Pos] = {}
+    for cell in cells:
+        if cell.is_label:
+            if cell.mnemonic in defined:
+                _fail(f"label {cell.mnemonic} is defined twice in thread P{thread}", cell.pos)
+            defined[cell.mnemonic] = cell.pos
+    for cell in cells:
+        base = cell.mnemonic.lower().split(".")[0]
+        if cell.is_label or (base not in _BRANCHES and base not in ("goto", "bra")):
+            continue
+        target = cell.operands[-1]
+        if target.name not in defined:
+            _fail(f"label {target.name} is not defined in thread P{thread}", target.pos)
+
+
+# --------------------------------------------------------------------------
+# Operand helpers
+# --------------------------------------------------------------------------
+
+
+def _arity(cell: Cell, low: int, high: int, usage: str) -> None:
+    n = len(cell.operands)
+    if low <= n <= high:
+        return
+    if low == high:
+        want = f"{low} operand" + ("" if low == 1 else "s")
+    elif high == low + 1:
+        want = f"{low} or {high} operands"
+    else:
+        want = f"{low} to {high} operands"
+    found = "none" if n == 0 else str(n)
+    pos = cell.operands[high].pos if n > high else cell.pos
+    _fail(f"'{cell.mnemonic}' takes {want} ({usage}), found {found}", pos)
+
+
+def _reg(op: Operand, what: str = "a register") -> Reg:
+    if op.kind != "name":
+        _fail(f"expected {what}, found {op.text!r}", op.pos)
+    return Reg(op.name, op.pos)
+
+
+def _loc(op: Operand, what: str = "a location") -> LocRef:
+    if op.kind == "name":
+        return LocRef(op.name, None, op.pos)
+    if op.kind == "at":
+        return LocRef(op.name, op.rank, op.pos)
+    _fail(f"expected {what}, found {op.text!r}", op.pos)
+
+
+def _value(op: Operand) -> Value:
+    if op.kind == "int":
+        return Const(op.value, op.pos)
+    if op.kind == "name":
+        return Reg(op.name, op.pos)
+    _fail(f"expected a register or an integer, found {op.text!r}", op.pos)
+
+
+def _int(op: Operand, what: str = "an integer") -> int:
+    if op.kind != "int":
+        _fail(f"expected {what}, found {op.text!r}", op.pos)
+    return op.value
+
+
+def _word(op: Operand, choices: Sequence[str], what: str) -> str:
+    if op.kind != "name" or op.name not in choices:
+        _fail(f"expected {what} ({_alternatives(choices)}), found {op.text!r}", op.pos)
+    return op.name
+
+
+def _alternatives(choices: Sequence[str]) -> str:
+    if len(choices) == 1:
+        return choices[0]
+    return ", ".join(choices[:-1]) + " or " + choices[-1]
+
+
+# --------------------------------------------------------------------------
+# X86
+# --------------------------------------------------------------------------
+
+X86_REGISTERS = frozenset(
+    ["EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP"]
+    + ["RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP", "RSP"]
+    + [f"R{i}" for i in range(8, 16)]
+    + [f"R{i}D" for i in range(8, 16)]
+)
+
+_X86_LOCKED = ("ADD", "XADD", "CMPXCHG", "INC", "DEC", "XCHG")
+_X86_KNOWN = "MOV, XCHG, MFENCE and LOCK ADD|XADD|CMPXCHG|INC|DEC|XCHG"
+
+
+def _x86_operand(op: Operand) -> X86Operand:
+    if op.kind in ("imm", "int"):
+        return Const(op.value, op.pos)
+    if op.kind == "name":
+        if op.name.upper() in X86_REGISTERS:
+            return Reg(op.name.upper(), op.pos)
+        _fail(f"expected a register, [location] or $value, found {op.text!r}", op.pos)
+    if op.kind == "mem":
+        if op.name.upper() in X86_REGISTERS:
+            _fail(f"indirect addressing {op.text} is not supported", op.pos)
+        return X86Mem(LocRef(op.name, op.rank, op.pos), op.pos)
+    _fail(f"unexpected operand {op.text!r} in an X86 instruction", op.pos)
+
+
+def _x86_reg_or_mem(op: Operand, mn: str) -> X86Operand:
+    out = _x86_operand(op)
+    if isinstance(out, Const):
+        _fail(f"'{mn}' needs a register or a [location] here, found {op.text!r}", op.pos)
+    return out
+
+
+def build_x86(cell: Cell) -> X86Instr:
+    if cell.is_label:
+        _fail("labels are not supported in X86 tests", cell.pos)
+    words = cell.mnemonic.upper().split()
+    ops = cell.operands
+    if len(words) == 2:
+        op = words[1]
+        mn = f"LOCK {op}"
+        if op not in _X86_LOCKED:
+            _fail(f"unknown instruction {cell.mnemonic!r} (X86 tests support {_X86_KNOWN})",
+                  cell.pos)
+        if op in ("INC", "DEC"):
+            _arity(cell, 1, 1, f"{mn} [x]")
+            return X86Locked(op, _x86_mem(ops[0], mn), None, cell.pos)
+        _arity(cell, 2, 2, f"{mn} [x],src")
+        if op == "XCHG":
+            a, b = _x86_reg_or_mem(ops[0], mn), _x86_reg_or_mem(ops[1], mn)
+            if not isinstance(a, X86Mem) and not isinstance(b, X86Mem):
+                _fail("'LOCK XCHG' needs a [location] operand", cell.pos)
+            return X86Xchg(a, b, cell.pos)
+        mem = _x86_mem(ops[0], mn)
+        arg = _x86_operand(ops[1])
+        if isinstance(arg, X86Mem) or (op != "ADD" and not isinstance(arg, Reg)):
+            want = "a register or $value" if op == "ADD" else "a register"
+            _fail(f"'{mn}' needs {want} as its second operand, found {ops[1].text!r}",
+                  ops[1].pos)
+        return X86Locked(op, mem, arg, cell.pos)
+    mn = words[0]
+    if mn == "MFENCE":
+        _arity(cell, 0, 0, "MFENCE")
+        return X86Mfence(cell.pos)
+    if mn == "MOV":
+        _arity(cell, 2, 2, "MOV dst,src")
+        dst = _x86_reg_or_mem(ops[0], mn)
+        src = _x86_operand(ops[1])
+        if isinstance(dst, X86Mem) and isinstance(src, X86Mem):
+            _fail("'MOV' cannot move from memory to memory", ops[1].pos)
+        return X86Mov(dst, src, cell.pos)
+    if mn == "XCHG":
+        _arity(cell, 2, 2, "XCHG a,b")
+        a, b = _x86_reg_or_mem(ops[0], mn), _x86_reg_or_mem(ops[1], mn)
+        if isinstance(a, X86Mem) and isinstance(b, X86Mem):
+            _fail("'XCHG' cannot exchange two memory locations", ops[1].pos)
+        return X86Xchg(a, b, cell.pos)
+    _fail(f"unknown instruction {cell.mnemonic!r} (X86 tests support {_X86_KNOWN})", cell.pos)
+
+
+def _x86_mem(op: Operand, mn: str) -> X86Mem:
+    out = _x86_operand(op)
+    if not isinstance(out, X86Mem):
+        _fail(f"'{mn}' needs a [location] as its first operand, found {op.text!r}", op.pos)
+    return out
+
+
+# --------------------------------------------------------------------------
+# PTX
+# --------------------------------------------------------------------------
+
+SCOPES: tuple[Scope, ...] = ("cta", "gpu", "sys")
+STRONG: tuple[Sem, ...] = ("relaxed", "acquire", "release", "acq_rel", "sc")
+LD_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "acquire", "volatile")
+ST_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "release", "volatile")
+ATOM_SEMS: tuple[Sem, ...] = ("relaxed", "acquire", "release", "acq_rel")
+FENCE_KINDS = ("sc", "acq_rel", "acquire", "release")
+ATOM_OPS = ("add", "sub", "mul", "div", "and", "or", "xor", "exch", "cas", "inc", "dec",
+            "min", "max")
+RED_OPS = tuple(op for op in ATOM_OPS if op not in ("exch", "cas"))
+LOCAL_OPS = ("add", "sub", "mul", "div", "and", "or", "xor")
+_BRANCHES = {"beq": "eq", "bne": "ne", "blt": "lt", "bgt": "gt", "ble": "le", "bge": "ge"}
+BRANCH_MNEMONICS = {cond: mn for mn, cond in _BRANCHES.items()}
+MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
+# Qualifiers accepted and dropped: the (default) global state space and integer types.
+_IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
+_PTX_KNOWN = "ld, st, atom, red, fence, membar, bar, barrier, branches, goto and register ops"
+
+
+def _qualifiers(
+    cell: Cell, parts: list[str], cats: dict[str, Sequence[str]], base: int = 1
+) -> dict[str, str]:
+    """Sort the dotted qualifiers of a mnemonic (after its ``base`` first parts) into
+    categories (semantics, scope, operation, ...)."""
+    out: dict[str, str] = {}
+    name = ".".join(parts[:base])
+    offset = len(name)
+    for q in parts[base:]:
+        qpos = Pos(cell.pos.line, cell.pos.col + offset)
+        offset += len(q) + 1
+        if q in _IGNORED_QUALS:
+            continue
+        for cat, names in cats.items():
+            if q in names:
+                if cat in out:
+                    _fail(f"'{cell.mnemonic}' has two {cat} qualifiers "
+                          f"('.{out[cat]}' and '.{q}')", qpos)
+                out[cat] = q
+                break
+        else:
+            accepted = ", ".join("." + n for names in cats.values() for n in names)
+            accepts = f"{name} accepts {accepted}" if accepted else f"{name} takes none"
+            _fail(f"unknown qualifier '.{q}' in '{cell.mnemonic}' ({accepts})", qpos)
+    return out
+
+
+def _sem_scope(
+    cell: Cell, q: dict[str, str], default: Sem, sems: Sequence[str]
+) -> tuple[Sem, Scope | None]:
+    sem = cast(Sem, q.get("semantics", default))
+    scope = cast("Scope | None", q.get("scope"))
+    if sem in STRONG and scope is None:
+        _fail(f"strong operation '{cell.mnemonic}' needs a scope (.cta, .gpu or .sys)", cell.pos)
+    if sem not in STRONG and scope is not None:
+        if "semantics" in q:
+            _fail(f"'{cell.mnemonic}': a .{sem} operation takes no scope", cell.pos)
+        strong = ", ".join("." + s for s in sems if s in STRONG)
+        _fail(f"'{cell.mnemonic}': a scope needs a strong semantics ({strong})", cell.pos)
+    return sem, scope
+
+
+class _Builder:
+    """Builds the PTX and GIN instructions of one thread."""
+
+    def __init__(self, ctx: ThreadContext) -> None:
+        self.ctx = ctx
+
+    def is_register(self, name: str) -> bool:
+        return bool(_REG_RE.fullmatch(name)) or name in self.ctx.dests
+
+    # ---- dispatch
+
+    def build(self, cell: Cell) -> Instr:
+        if cell.is_label:
+            return Label(cell.mnemonic, cell.pos)
+        parts = cell.mnemonic.lower().split(".")
+        base = parts[0]
+        if base in ("gin", "shmem"):
+            if self.ctx.arch != "GIN":
+                _fail(f"unknown instruction {cell.mnemonic!r} ({base}.* calls need a GIN test)",
+                      cell.pos)
+            if base == "gin":
+                return self.gin(cell, parts)
+            return self.shmem(cell, parts)
+        method = getattr(self, "ptx_" + base, None)
+        if base in LOCAL_OPS:
+            return self.local_op(cell, parts)
+        if base in _BRANCHES:
+            return self.branch(cell, parts)
+        if method is None:
+            _fail(f"unknown instruction {cell.mnemonic!r} ({self.ctx.arch} tests support "
+                  f"{_PTX_KNOWN}{', gin.* and shmem.* calls' if self.ctx.arch == 'GIN' else ''})",
+                  cell.pos)
+        return cast(Instr, method(cell, parts))
+
+    # ---- PTX memory operations
+
+    def ptx_ld(self, cell: Cell, parts: list[str]) -> Instr:
+        q = _qualifiers(cell, parts, {"semantics": LD_SEMS, "scope": SCOPES})
+        _arity(cell, 2, 2, "ld{.sem}{.scope} r, x")
+        ops = cell.operands
+        dst = _reg(ops[0], "a destination register")
+        src = ops[1]
+        if not q and (src.kind == "int" or (src.kind == "name" and self.is_register(src.name))):
+            return LocalOp("mov", dst, (_value(src),), cell.pos)
+        sem, scope = _sem_scope(cell, q, "weak", LD_SEMS)
+        return PtxLoad(sem, scope, dst, _loc(src), cell.pos)
+
+    def ptx_st(self, cell: Cell, parts: list[str]) -> Instr:
+        q = _qualifiers(cell, parts, {"semantics": ST_SEMS, "scope": SCOPES})
+        _arity(cell, 2, 2, "st{.sem}{.scope} x, v")
+        sem, scope = _sem_scope(cell, q, "weak", ST_SEMS)
+        return PtxStore(sem, scope, _loc(cell.operands[0]), _value(cell.operands[1]), cell.pos)
+
+    def _rmw_quals(
+        self, cell: Cell, parts: list[str], ops: Sequence[str]
+    ) -> tuple[Sem, Scope, str]:
+        q = _qualifiers(cell, parts, {"semantics": ATOM_SEMS, "scope": SCOPES, "operation": ops})
+        if "operation" not in q:
+            _fail(f"'{cell.mnemonic}' needs an operation ({_alternatives(['.' + o for o in ops])})",
+                  cell.pos)
+        sem, scope = _sem_scope(cell, q, "relaxed", ATOM_SEMS)
+        assert scope is not None
+        return sem, scope, q["operation"]
+
+    def ptx_atom(self, cell: Cell, parts: list[str]) -> Instr:
+        sem, scope, op = self._rmw_quals(cell, parts, ATOM_OPS)
+        ops = cell.operands
+        if op == "cas":
+            _arity(cell, 4, 4, "atom.sem.scope.cas r, x, expected, new")
+        else:
+            _arity(cell, 3, 3, f"atom.sem.scope.{op} r, x, v")
+        values = tuple(_value(v) for v in ops[2:])
+        dst = _reg(ops[0], "a destination register")
+        return PtxAtom(sem, scope, op, dst, _loc(ops[1]), values, cell.pos)
+
+    def ptx_red(self, cell: Cell, parts: list[str]) -> Instr:
+        sem, scope, op = self._rmw_quals(cell, parts, RED_OPS)
+        _arity(cell, 2, 2, f"red.sem.scope.{op} x, v")
+        return PtxRed(sem, scope, op, _loc(cell.operands[0]), _value(cell.operands[1]), cell.pos)
+
+    def ptx_fence(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 0, 0, "fence.sem.scope")
+        if len(parts) > 1 and parts[1] == "proxy":
+            kind = ".".join(parts[2:])
+            if not kind or not all(parts[2:]):
+                _fail(f"'{cell.mnemonic}' needs a proxy kind (e.g. fence.proxy.async)", cell.pos)
+            return PtxFence("proxy." + kind, None, cell.pos)
+        q = _qualifiers(cell, parts, {"semantics": FENCE_KINDS, "scope": SCOPES})
+        kind = q.get("semantics", "acq_rel")
+        scope = cast("Scope | None", q.get("scope"))
+        if scope is None:
+            _fail(f"'{cell.mnemonic}' needs a scope (.cta, .gpu or .sys)", cell.pos)
+        return PtxFence(kind, scope, cell.pos)
+
+    def ptx_membar(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 0, 0, "membar.cta|gl|sys")
+        q = _qualifiers(cell, parts, {"scope": tuple(MEMBAR_SCOPES)})
+        if "scope" not in q:
+            _fail(f"'{cell.mnemonic}' needs a scope (membar.cta, membar.gl or membar.sys)",
+                  cell.pos)
+        return PtxFence("sc", MEMBAR_SCOPES[q["scope"]], cell.pos)
+
+    def ptx_bar(self, cell: Cell, parts: list[str]) -> Instr:
+        q = _qualifiers(
+            cell, parts, {"scope": ("cta",), "mode": ("sync", "arrive"), "alignment": ("aligned",)}
+        )
+        if "mode" not in q:
+            _fail(f"'{cell.mnemonic}' needs .sync or .arrive", cell.pos)
+        mode = cast(Literal["sync", "arrive"], q["mode"])
+        _arity(cell, 1, 3, f"{parts[0]}.cta.{mode} id{{, count}}")
+        values = tuple(_value(op) for op in cell.operands)
+        return PtxBarrier(mode, values, cell.pos)
+
+    ptx_barrier = ptx_bar
+
+    def local_op(self, cell: Cell, parts: list[str]) -> Instr:
+        _qualifiers(cell, parts, {})
+        op = parts[0]
+        _arity(cell, 3, 3, f"{op} r, a, b")
+        ops = cell.operands
+        dst = _reg(ops[0], "a destination register")
+        return LocalOp(op, dst, (_value(ops[1]), _value(ops[2])), cell.pos)
+
+    def ptx_mov(self, cell: Cell, parts: list[str]) -> Instr:
+        _qualifiers(cell, parts, {})
+        _arity(cell, 2, 2, "mov r, v")
+        dst = _reg(cell.operands[0], "a destination register")
+        return LocalOp("mov", dst, (_value(cell.operands[1]),), cell.pos)
+
+    def branch(self, cell: Cell, parts: list[str]) -> Instr:
+        _qualifiers(cell, parts, {})
+        _arity(cell, 3, 3, f"{parts[0]} a, b, LABEL")
+        ops = cell.operands
+        target = _reg(ops[2], "a label").name
+        return Branch(_BRANCHES[parts[0]], _value(ops[0]), _value(ops[1]), target, cell.pos)
+
+    def ptx_goto(self, cell: Cell, parts: list[str]) -> Instr:
+        _qualifiers(cell, parts, {})
+        _arity(cell, 1, 1, f"{parts[0]} LABEL")
+        return Goto(_reg(cell.operands[0], "a label").name, cell.pos)
+
+    ptx_bra = ptx_goto
+
+    # ---- GIN device calls
+
+    def gin(self, cell: Cell, parts: list[str]) -> Instr:
+        call = parts[1] if len(parts) > 1 else ""
+        method = getattr(self, "gin_" + call, None)
+        if method is None or len(parts) > 2 and call not in ("read_signal", "read_counter"):
+            _fail(f"unknown GIN call {cell.mnemonic!r} (gin.put, gin.put_value, gin.signal, "
+                  "gin.flush, gin.get, gin.wait_signal, gin.wait_counter, gin.read_signal, "
+                  "gin.read_counter, gin.reset_signal, gin.reset_counter, gin.barrier)", cell.pos)
+        return cast(Instr, method(cell, parts))
+
+    def _ctx(self, op: Operand) -> str:
+        if op.kind != "name" or not re.fullmatch(r"c[0-9]+", op.name):
+            _fail(f"expected a GIN context such as c0, found {op.text!r}", op.pos)
+        return op.name
+
+    def _signal_name(self, op: Operand, what: str = "signal") -> str:
+        """A signal or counter named without a rank (the thread's own)."""
+        if op.kind == "at":
+            _fail(f"a rank waits on, reads and resets its own {what}s: write {op.name}, "
+                  f"not {op.text}", op.pos)
+        if op.kind != "name":
+            _fail(f"expected a {what} name, found {op.text!r}", op.pos)
+        self._declared(op.name, what, op.pos)
+        return op.name
+
+    def _declared(self, name: str, what: str, pos: Pos) -> None:
+        names = self.ctx.signals if what == "signal" else self.ctx.counters
+        if name not in names:
+            _fail(f"{name!r} is not a {what}: declare it in the init block "
+                  f"('{name} : {what};')", pos)
+
+    def _signal_spec(self, op: Operand, kind: str, peer: int | None, in_put: bool) -> SignalSpec:
+        amount, explicit = 1, False
+        base = op
+        if op.kind == "plus":
+            assert op.inner is not None
+            base, amount, explicit = op.inner, op.value, True
+        if base.kind not in ("name", "at"):
+            _fail(f"expected a signal such as S or S+2, found {op.text!r}", op.pos)
+        if in_put and base.kind == "at" and base.rank != peer:
+            _fail(f"the signal of a put is on the put's peer: write {base.name}, "
+                  f"not {base.text}", base.pos)
+        rank = base.rank if base.kind == "at" else peer
+        if kind == "va":
+            if base.name in self.ctx.signals or base.name in self.ctx.counters:
+                _fail(f"{base.name!r} is a signal or counter; a VA signal needs a window "
+                      "location", base.pos)
+        else:
+            self._declared(base.name, "signal", base.pos)
+        spec_kind = cast(Literal["strong", "weak", "va"], kind)
+        return SignalSpec(spec_kind, LocRef(base.name, rank, base.pos), amount, explicit, op.pos)
+
+    def _options(
+        self, cell: Cell, ops: Sequence[Operand], peer: int | None, put: bool
+    ) -> tuple[SignalSpec | None, str | None, GinOptions, str | None]:
+        """Trailing options: sig=/wsig=/vsig=/ctr= (put only), given=, required=,
+        aggregate, and the weak/va flag of gin.signal."""
+        signal: SignalSpec | None = None
+        counter: str | None = None
+        given: str | None = None
+        required: str | None = None
+        aggregate = False
+        flag: str | None = None
+        seen: set[str] = set()
+        keys = ["given=", "required=", "aggregate"]
+        keys = (["sig=", "wsig=", "vsig=", "ctr="] + keys) if put else (["weak", "va"] + keys)
+        for op in ops:
+            key = op.name if op.kind in ("kw", "name") else op.text
+            if key in seen or (key in ("sig", "wsig", "vsig") and signal is not None) or (
+                key in ("weak", "va") and flag is not None
+            ):
+                _fail(f"option {op.text!r} conflicts with an earlier one in "
+                      f"'{cell.mnemonic}'", op.pos)
+            seen.add(key)
+            inner = op.inner
+            if op.kind == "kw" and put and key in ("sig", "wsig", "vsig"):
+                assert inner is not None
+                kind = {"sig": "strong", "wsig": "weak", "vsig": "va"}[key]
+                signal = self._signal_spec(inner, kind, peer, in_put=True)
+            elif op.kind == "kw" and put and key == "ctr":
+                assert inner is not None
+                counter = self._signal_name(inner, "counter")
+            elif op.kind == "kw" and key == "given":
+                assert inner is not None
+                given = _word(inner, ("thread", "cta", "gpu", "sys"), "a scope for given=")
+            elif op.kind == "kw" and key == "required":
+                assert inner is not None
+                required = _word(inner, ("gpu", "sys"), "a scope for required=")
+            elif op.kind == "name" and key == "aggregate":
+                aggregate = True
+            elif op.kind == "name" and not put and key in ("weak", "va"):
+                flag = key
+            else:
+                _fail(f"unknown option {op.text!r} for '{cell.mnemonic}' (expected "
+                      f"{_alternatives(keys)})", op.pos)
+        return signal, counter, GinOptions(given, required, aggregate), flag
+
+    def gin_put(self, cell: Cell, parts: list[str]) -> Instr:
+        if len(cell.operands) < 3:
+            _arity(cell, 3, 3, "gin.put c0, x@1, buf{, sig=S}{, ctr=C}{, options}")
+        ops = cell.operands
+        ctx = self._ctx(ops[0])
+        dst = _loc(ops[1], "a destination location such as x@1")
+        if ops[2].kind == "int":
+            _fail(f"expected a source location, found {ops[2].text!r} (gin.put_value puts an "
+                  "immediate value)", ops[2].pos)
+        src = _loc(ops[2], "a source location")
+        signal, counter, options, _ = self._options(cell, ops[3:], dst.rank, put=True)
+        return GinPut(ctx, dst, src, signal, counter, options, cell.pos)
+
+    def gin_put_value(self, cell: Cell, parts: list[str]) -> Instr:
+        if len(cell.operands) < 3:
+            _arity(cell, 3, 3, "gin.put_value c0, x@1, 7{, sig=S}{, ctr=C}{, options}")
+        ops = cell.operands
+        ctx = self._ctx(ops[0])
+        dst = _loc(ops[1], "a destination location such as x@1")
+        value = Const(_int(ops[2], "an integer value"), ops[2].pos)
+        signal, counter, options, _ = self._options(cell, ops[3:], dst.rank, put=True)
+        return GinPut(ctx, dst, value, signal, counter, options, cell.pos)
+
+    def gin_signal(self, cell: Cell, parts: list[str]) -> Instr:
+        if len(cell.operands) < 2:
+            _arity(cell, 2, 2, "gin.signal c0, S@1{+k}{, weak|va}{, options}")
+        ops = cell.operands
+        ctx = self._ctx(ops[0])
+        _, _, options, flag = self._options(cell, ops[2:], None, put=False)
+        kind = {None: "strong", "weak": "weak", "va": "va"}[flag]
+        spec = self._signal_spec(ops[1], kind, None, in_put=False)
+        return GinSignal(ctx, spec, options, cell.pos)
+
+    def gin_flush(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 1, 1, "gin.flush c0")
+        return GinFlush(self._ctx(cell.operands[0]), cell.pos)
+
+    def gin_get(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 3, 3, "gin.get c0, buf, x@1")
+        ops = cell.operands
+        ctx = self._ctx(ops[0])
+        return GinGet(ctx, _loc(ops[1], "a local location"), _loc(ops[2]), cell.pos)
+
+    def gin_wait_signal(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 2, 2, "gin.wait_signal S, value")
+        ops = cell.operands
+        return GinWait("signal", self._signal_name(ops[0]), _int(ops[1]), cell.pos)
+
+    def gin_wait_counter(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 2, 2, "gin.wait_counter C, value")
+        ops = cell.operands
+        return GinWait("counter", self._signal_name(ops[0], "counter"), _int(ops[1]), cell.pos)
+
+    def _read(self, cell: Cell, parts: list[str], what: str) -> Instr:
+        q = _qualifiers(cell, parts, {"order": ("relaxed",)}, base=2)
+        _arity(cell, 2, 2, f"gin.read_{what}{{.relaxed}} r, {what[0].upper()}")
+        ops = cell.operands
+        dst = _reg(ops[0], "a destination register")
+        name = self._signal_name(ops[1], what)
+        return GinRead("signal" if what == "signal" else "counter", dst, name, "order" in q,
+                       cell.pos)
+
+    def gin_read_signal(self, cell: Cell, parts: list[str]) -> Instr:
+        return self._read(cell, parts, "signal")
+
+    def gin_read_counter(self, cell: Cell, parts: list[str]) -> Instr:
+        return self._read(cell, parts, "counter")
+
+    def gin_reset_signal(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 1, 1, "gin.reset_signal S")
+        return GinReset("signal", self._signal_name(cell.operands[0]), cell.pos)
+
+    def gin_reset_counter(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 1, 1, "gin.reset_counter C")
+        return GinReset("counter", self._signal_name(cell.operands[0], "counter"), cell.pos)
+
+    def gin_barrier(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 2, 3, "gin.barrier c0, put|get|none{, all}")
+        ops = cell.operands
+        ctx = self._ctx(ops[0])
+        kind = cast(Literal["put", "get", "none"], _word(ops[1], ("put", "get", "none"),
+                                                         "a barrier kind"))
+        if len(ops) == 3:
+            _word(ops[2], ("all",), "'all'")
+        return GinBarrier(ctx, kind, len(ops) == 3, cell.pos)
+
+    # ---- NVSHMEM device calls
+
+    def shmem(self, cell: Cell, parts: list[str]) -> Instr:
+        op = ".".join(parts[1:])
+        shape = _SHMEM_SHAPES.get(op)
+        if shape is None:
+            known = ", ".join("shmem." + name for name in _SHMEM_SHAPES)
+            _fail(f"unknown NVSHMEM call {cell.mnemonic!r} ({known})", cell.pos)
+        usage = f"shmem.{op} {shape}".strip()
+        ops = cell.operands
+        if op in ("fence", "quiet", "barrier_all"):
+            _arity(cell, 0, 0, usage)
+            return ShmemCall(op, pos=cell.pos)
+        if op in ("put", "put_nbi"):
+            _arity(cell, 2, 2, usage)
+            return ShmemCall(op, dst=_loc(ops[0]), src=_loc(ops[1]), pos=cell.pos)
+        if op in ("get", "get_nbi"):
+            _arity(cell, 2, 2, usage)
+            return ShmemCall(op, dst=_loc(ops[0]), src=_loc(ops[1]), pos=cell.pos)
+        if op in ("p", "atomic_add"):
+            _arity(cell, 2, 2, usage)
+            return ShmemCall(op, dst=_loc(ops[0]), value=_int(ops[1]), pos=cell.pos)
+        if op in ("put_signal", "put_signal_nbi"):
+            _arity(cell, 5, 5, usage)
+            dst = _loc(ops[0])
+            sig = _loc(ops[2], "a signal location")
+            if sig.rank is not None and sig.rank != dst.rank:
+                _fail(f"the signal of a put is on the put's peer: write {sig.name}, "
+                      f"not {sig}", sig.pos)
+            return ShmemCall(
+                op, dst=dst, src=_loc(ops[1]), signal=LocRef(sig.name, dst.rank, sig.pos),
+                signal_value=_int(ops[3]), signal_op=self._sig_op(ops[4]), pos=cell.pos,
+            )
+        if op == "signal_op":
+            _arity(cell, 3, 3, usage)
+            return ShmemCall(op, signal=_loc(ops[0]), signal_value=_int(ops[1]),
+                             signal_op=self._sig_op(ops[2]), pos=cell.pos)
+        assert op == "wait_until"
+        _arity(cell, 3, 3, usage)
+        if ops[1].kind != "cmp":
+            _fail(f"expected a comparison (>=, ==, !=, >, <, <=), found {ops[1].text!r}",
+                  ops[1].pos)
+        return ShmemCall(op, signal=_loc(ops[0]), cmp=ops[1].name, value=_int(ops[2]),
+                         pos=cell.pos)
+
+    def _sig_op(self, op: Operand) -> Literal["add", "set"]:
+        return cast(Literal["add", "set"], _word(op, ("add", "set"), "a signal operation"))
+
+
+_SHMEM_SHAPES = {
+    "put": "x@1, buf",
+    "put_nbi": "x@1, buf",
+    "p": "x@1, value",
+    "put_signal": "x@1, buf, S, value, add|set",
+    "put_signal_nbi": "x@1, buf, S, value, add|set",
+    "signal_op": "S@1, value, add|set",
+    "atomic_add": "x@1, value",
+    "get": "buf, x@1",
+    "get_nbi": "buf, x@1",
+    "fence": "",
+    "quiet": "",
+    "barrier_all": "",
+    "wait_until": "S, >=, value",
+}
+
+
+def build_thread(cells: Sequence[Cell], ctx: ThreadContext) -> tuple[Instr, ...]:
+    """The instructions of one thread, in order (labels included)."""
+    if ctx.arch == "X86":
+        return tuple(build_x86(cell) for cell in cells)
+    builder = _Builder(ctx)
+    instrs = tuple(builder.build(cell) for cell in cells)
+    check_labels(cells, ctx.thread)
+    return instrs

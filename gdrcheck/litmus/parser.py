@@ -1,0 +1,497 @@
+"""Litmus text -> :class:`~gdrcheck.litmus.ast.Test` (litmus-format.md).
+
+The file shape is split by hand: the header line, the doc string and the
+``Key=Value`` metadata lines are read raw (a URL in a doc string or in
+``Source=`` is not a comment); from the init block on, comments are blanked
+out (replaced by spaces, so every offset keeps its line and column), the braces
+of the init block are matched, the thread table is cut into rows (one per
+line, each ending with ``;``) and cells (``|``), and the condition starts at
+the first row that begins with ``exists``, ``~exists``, ``forall``,
+``locations`` or ``filter``. The init block, the condition and each cell are
+then parsed with lark (grammar.py) in the file's own coordinates.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Literal, NoReturn, cast
+
+from lark import Token, Tree
+
+from gdrcheck.errors import InputError, LitmusError, Pos
+from gdrcheck.litmus.ast import (
+    And,
+    Arch,
+    BoolConst,
+    Cmp,
+    Condition,
+    ConstTerm,
+    CounterDecl,
+    HostDecl,
+    InitItem,
+    InitLoc,
+    InitReg,
+    LocRef,
+    LocTerm,
+    Meta,
+    Not,
+    Or,
+    Placement,
+    Prop,
+    Quantifier,
+    RegTerm,
+    SignalDecl,
+    Term,
+    Test,
+    Thread,
+    WindowDecl,
+)
+from gdrcheck.litmus.grammar import parse_section, token_pos, tree_pos
+from gdrcheck.litmus.instructions import (
+    Cell,
+    ThreadContext,
+    build_thread,
+    cell_from_tree,
+    destinations,
+)
+
+ARCHS: tuple[Arch, ...] = ("X86", "PTX", "GIN")
+VERDICTS = ("Allowed", "Forbidden", "Required", "Undefined")
+
+_META_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=([^\n]*)")
+_COMMENT_RE = re.compile(r"\(\*|//")
+_NESTED_RE = re.compile(r"\(\*|\*\)")
+_BRACE_RE = re.compile(r"[{}]")
+_COND_START_RE = re.compile(r"(?:~\s*exists|exists|forall|locations|filter)\b")
+_HEADER_RE = re.compile(r"P([0-9]+)[ \t]*(?:@(.*))?", re.S)
+_PLACEMENT_RE = re.compile(r"(cta|gpu|node)[ \t]+([0-9]+)|host")
+_THREAD_RE = re.compile(r"P([0-9]+)")
+_MODEL_RE = re.compile(r"[a-z0-9-]+")
+_VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
+
+
+def _fail(message: str, pos: Pos) -> NoReturn:
+    raise LitmusError(message, None, pos)
+
+
+def parse_litmus(text: str, path: str | None = None) -> Test:
+    """Parse a litmus test; errors are :class:`LitmusError` with ``file:line:col``."""
+    try:
+        test = _Parser(text).parse()
+    except InputError as exc:
+        raise exc.with_context(path, text) from None
+    return replace(test, path=path, source=text)
+
+
+# --------------------------------------------------------------------------
+# Comments
+# --------------------------------------------------------------------------
+
+
+def _comment_end(text: str, start: int, where: _Parser) -> int:
+    """Offset just after the comment that starts at ``start``."""
+    if text.startswith("//", start):
+        end = text.find("\n", start)
+        return len(text) if end < 0 else end
+    depth = 0
+    for m in _NESTED_RE.finditer(text, start):
+        depth += 1 if m.group() == "(*" else -1
+        if depth == 0:
+            return m.end()
+    _fail("comment '(*' is never closed: expected '*)'", where.pos(start))
+
+
+def _blank_comments(text: str, start: int, where: _Parser) -> str:
+    """``text`` with the comments after ``start`` replaced by spaces (newlines kept)."""
+    pieces = [text[:start]]
+    i = start
+    while (m := _COMMENT_RE.search(text, i)) is not None:
+        end = _comment_end(text, m.start(), where)
+        pieces.append(text[i : m.start()])
+        pieces.append(re.sub(r"[^\n]", " ", text[m.start() : end]))
+        i = end
+    pieces.append(text[i:])
+    return "".join(pieces)
+
+
+# --------------------------------------------------------------------------
+# The parser
+# --------------------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.arch: Arch = "PTX"
+        self.nthreads = 0
+
+    def pos(self, offset: int) -> Pos:
+        line = bisect.bisect_right(self.line_starts, offset)
+        return Pos(line, offset - self.line_starts[line - 1] + 1)
+
+    def end_pos(self, text: str, offset: int) -> Pos:
+        """Just after the last non-blank character of ``text`` before ``offset``."""
+        return self.pos(len(text[:offset].rstrip()))
+
+    def skip(self, i: int) -> int:
+        """Skip blanks and comments in the raw text (before the init block)."""
+        text = self.text
+        while i < len(text):
+            if text[i].isspace():
+                i += 1
+            elif text.startswith("(*", i) or text.startswith("//", i):
+                i = _comment_end(text, i, self)
+            else:
+                break
+        return i
+
+    # ---- the file shape
+
+    def parse(self) -> Test:
+        text = self.text
+        i = self.skip(0)
+        if i >= len(text):
+            _fail("empty file: expected a header line such as 'PTX MP'", self.pos(i))
+        arch, name, i = self.header(i)
+        self.arch = arch
+        doc, meta, i = self.doc_and_meta(i)
+        blanked = _blank_comments(text, i, self)
+        init_end = self.init_end(blanked, i)
+        init_tree = parse_section("init_items", blanked[i + 1 : init_end], self.pos(i + 1))
+        init = self.init_items(init_tree)
+        rows, cond_start = self.table(blanked, init_end + 1)
+        headers = rows[0]
+        threads = self.threads(blanked, headers, rows[1:], init)
+        self.nthreads = len(threads)
+        self.check_init_threads(init)
+        conds = parse_section("conds", blanked[cond_start:], self.pos(cond_start))
+        locations, filt, condition = self.conditions(conds)
+        return Test(arch, name, doc, meta, init, threads, locations, filt, condition)
+
+    def header(self, i: int) -> tuple[Arch, str, int]:
+        text = self.text
+        eol = text.find("\n", i)
+        eol = len(text) if eol < 0 else eol
+        comment = _COMMENT_RE.search(text, i, eol)
+        end = comment.start() if comment else eol
+        words = list(re.finditer(r"\S+", text[i:end]))
+        arch = words[0].group()
+        if arch not in ARCHS:
+            _fail(f"unknown architecture {arch!r} (gdrcheck reads X86, PTX and GIN tests)",
+                  self.pos(i))
+        if len(words) < 2:
+            _fail(f"missing test name after {arch!r}", self.pos(i + words[0].end()))
+        if len(words) > 2:
+            _fail(f"unexpected {words[2].group()!r} after the test name",
+                  self.pos(i + words[2].start()))
+        return cast(Arch, arch), words[1].group(), end
+
+    def doc_and_meta(self, i: int) -> tuple[str | None, tuple[Meta, ...], int]:
+        text = self.text
+        doc: str | None = None
+        meta: list[Meta] = []
+        while True:
+            i = self.skip(i)
+            if i >= len(text):
+                _fail("expected '{' to start the init block", self.end_pos(text, i))
+            if text[i] == "{":
+                return doc, tuple(meta), i
+            if text[i] == '"':
+                if doc is not None:
+                    _fail("a test has only one doc string", self.pos(i))
+                end = text.find('"', i + 1)
+                if end < 0:
+                    _fail("doc string is never closed: expected '\"'", self.pos(i))
+                doc = text[i + 1 : end]
+                i = end + 1
+                continue
+            m = _META_RE.match(text, i)
+            if m is None:
+                word = re.match(r"\S+", text[i:])
+                found = word.group() if word else text[i]
+                _fail(f"unexpected {found!r}: expected a metadata line 'Key=Value' or '{{' to "
+                      "start the init block", self.pos(i))
+            item = Meta(m.group(1), m.group(2).strip(), self.pos(i))
+            if item.key == "Expect":
+                self.check_expect(item, i + m.start(2) - m.start())
+            meta.append(item)
+            i = m.end()
+
+    def check_expect(self, item: Meta, value_offset: int) -> None:
+        offset = value_offset
+        for raw in self.text[value_offset:].split("\n", 1)[0].split(","):
+            entry = raw.strip()
+            at = self.pos(offset + len(raw) - len(raw.lstrip()))
+            offset += len(raw) + 1
+            if not entry:
+                continue
+            model_part, colon, verdict = entry.rpartition(":")
+            if not colon:
+                _fail(f"bad Expect= entry {entry!r}: expected model{{+variant}}:Verdict, "
+                      "e.g. gin-api:Forbidden", at)
+            names = model_part.split("+")
+            if not _MODEL_RE.fullmatch(names[0]):
+                _fail(f"bad model name {names[0]!r} in Expect= (lower-case letters, digits "
+                      "and '-')", at)
+            for variant in names[1:]:
+                if not _VARIANT_RE.fullmatch(variant):
+                    _fail(f"bad variant name {variant!r} in Expect=", at)
+            if verdict not in VERDICTS:
+                _fail(f"unknown verdict {verdict!r} in Expect= (expected Allowed, Forbidden, "
+                      "Required or Undefined)", at)
+
+    def init_end(self, blanked: str, start: int) -> int:
+        depth = 0
+        for m in _BRACE_RE.finditer(blanked, start):
+            depth += 1 if m.group() == "{" else -1
+            if depth == 0:
+                return m.start()
+        _fail("the init block is never closed: expected '}'", self.pos(start))
+
+    def table(self, blanked: str, k: int) -> tuple[list[list[tuple[int, int]]], int]:
+        """Rows of the thread table as lists of cells (start, end offsets), and the
+        offset where the condition starts."""
+        n = len(blanked)
+        rows: list[list[tuple[int, int]]] = []
+        while True:
+            while k < n and blanked[k].isspace():
+                k += 1
+            if k >= n:
+                if not rows:
+                    _fail("expected the thread table (a header row such as 'P0 | P1 ;')",
+                          self.end_pos(blanked, k))
+                _fail("expected a condition (exists, ~exists or forall) after the thread table",
+                      self.end_pos(blanked, k))
+            if _COND_START_RE.match(blanked, k):
+                if not rows:
+                    _fail("expected the thread table (a header row such as 'P0 | P1 ;')",
+                          self.pos(k))
+                return rows, k
+            semi = blanked.find(";", k)
+            eol = blanked.find("\n", k)
+            eol = n if eol < 0 else eol
+            if semi < 0 or semi > eol:
+                _fail("expected ';' at end of row", self.end_pos(blanked, eol))
+            cells = []
+            start = k
+            for m in re.finditer(r"\|", blanked[k:semi]):
+                cells.append((start, k + m.start()))
+                start = k + m.end()
+            cells.append((start, semi))
+            rows.append(cells)
+            k = semi + 1
+
+    # ---- threads
+
+    def threads(
+        self,
+        blanked: str,
+        headers: list[tuple[int, int]],
+        rows: list[list[tuple[int, int]]],
+        init: Sequence[InitItem],
+    ) -> tuple[Thread, ...]:
+        heads: list[tuple[int, Placement, Pos]] = []
+        seen: set[int] = set()
+        for column, (start, end) in enumerate(headers):
+            index, placement, pos = self.thread_header(blanked, start, end, column)
+            if index in seen:
+                _fail(f"thread header P{index} appears twice", pos)
+            if index != column:
+                _fail(f"expected thread header P{column} here (threads are numbered P0, P1, ... "
+                      f"from the left), found P{index}", pos)
+            seen.add(index)
+            heads.append((index, placement, pos))
+        columns: list[list[Cell]] = [[] for _ in heads]
+        for row in rows:
+            for column, (start, end) in enumerate(row):
+                raw = blanked[start:end]
+                body = raw.strip()
+                if not body:
+                    continue
+                at = self.pos(start + len(raw) - len(raw.lstrip()))
+                if column >= len(heads):
+                    _fail(f"this row has {len(row)} cells but the header names {len(heads)} "
+                          f"thread{'s' if len(heads) > 1 else ''}", at)
+                tree = parse_section("cell", body, at)
+                columns[column].append(cell_from_tree(tree))
+        signals = frozenset(i.name for i in init if isinstance(i, SignalDecl))
+        counters = frozenset(i.name for i in init if isinstance(i, CounterDecl))
+        out = []
+        for (index, placement, pos), cells in zip(heads, columns, strict=True):
+            dests = destinations(cells) if self.arch != "X86" else frozenset()
+            ctx = ThreadContext(self.arch, index, dests, signals, counters)
+            out.append(Thread(index, placement, build_thread(cells, ctx), pos))
+        return tuple(out)
+
+    def thread_header(
+        self, blanked: str, start: int, end: int, column: int
+    ) -> tuple[int, Placement, Pos]:
+        raw = blanked[start:end]
+        lead = len(raw) - len(raw.lstrip())
+        body = raw.strip()
+        pos = self.pos(start + lead)
+        if not body:
+            _fail(f"empty thread header: expected P{column}", pos)
+        m = _HEADER_RE.fullmatch(body)
+        if m is None:
+            _fail(f"expected a thread header such as P{column} or P{column}@cta 0,gpu 0, "
+                  f"found {body!r}", pos)
+        index = int(m.group(1))
+        if m.group(2) is None:
+            return index, Placement(), pos
+        fields: dict[str, int | None] = {}
+        offset = start + lead + m.start(2)
+        for item in m.group(2).split(","):
+            word = item.strip()
+            at = self.pos(offset + len(item) - len(item.lstrip()))
+            offset += len(item) + 1
+            pm = _PLACEMENT_RE.fullmatch(word)
+            if pm is None:
+                _fail(f"unknown placement {word!r} in the header of P{index} (expected "
+                      "'cta N', 'gpu N', 'node N' or 'host')", at)
+            key = pm.group(1) or "host"
+            if key in fields:
+                _fail(f"{key!r} appears twice in the placement of P{index}", at)
+            fields[key] = int(pm.group(2)) if pm.group(2) else None
+        if "host" in fields and ("cta" in fields or "gpu" in fields):
+            _fail(f"host thread P{index} cannot have a cta or a gpu", pos)
+        placement = Placement(
+            cta=fields.get("cta"), gpu=fields.get("gpu"), node=fields.get("node"),
+            host="host" in fields,
+        )
+        return index, placement, pos
+
+    # ---- init block
+
+    def init_items(self, tree: Tree) -> tuple[InitItem, ...]:
+        items: list[InitItem] = []
+        declared: dict[str, Pos] = {}
+        for child in tree.children:
+            if child is None:
+                continue
+            item = self.init_item(cast(Tree, child))
+            if isinstance(item, (SignalDecl, CounterDecl, HostDecl, WindowDecl)):
+                if item.name in declared:
+                    _fail(f"{item.name!r} is declared twice in the init block", item.pos)
+                declared[item.name] = item.pos
+            items.append(item)
+        return tuple(items)
+
+    def init_item(self, tree: Tree) -> InitItem:
+        kids = tree.children
+        pos = tree_pos(tree)
+        if tree.data == "loc_init":
+            return InitLoc(self.loc(cast(Tree, kids[0])), int(cast(Token, kids[1])), pos)
+        if tree.data == "typed_init":
+            name = cast(Token, kids[1])
+            return InitLoc(LocRef(str(name), None, token_pos(name)), int(cast(Token, kids[2])),
+                           pos)
+        if tree.data == "window_decl":
+            name, strict = cast(Token, kids[0]), kids[1]
+            if strict is not None and str(strict) != "strict":
+                _fail(f"unknown window flag {str(strict)!r} (expected 'strict')",
+                      token_pos(cast(Token, strict)))
+            members = tuple(str(m) for m in kids[2:] if m is not None)
+            return WindowDecl(str(name), strict is not None, members, pos)
+        assert tree.data == "colon_init"
+        lhs, rhs, value = cast(Token, kids[0]), cast(Token, kids[1]), kids[2]
+        if lhs.type == "INT" or _THREAD_RE.fullmatch(str(lhs)):
+            thread = self.thread_id(lhs)
+            reg = self.reg_name(str(rhs))
+            if value is None:
+                _fail(f"expected '=' and an initial value for register {thread}:{reg}",
+                      token_pos(rhs))
+            if isinstance(value, Tree):
+                return InitReg(thread, reg, self.loc(value), pos)
+            return InitReg(thread, reg, int(cast(Token, value)), pos)
+        kind = str(rhs)
+        if kind in ("signal", "counter"):
+            if value is not None:
+                _fail(f"a {kind} starts at 0 and takes no initial value: write "
+                      f"'{lhs} : {kind};'", tree_pos(cast(Tree | Token, value)))
+            if kind == "signal":
+                return SignalDecl(str(lhs), pos)
+            return CounterDecl(str(lhs), pos)
+        if kind == "host":
+            if isinstance(value, Tree):
+                _fail("expected an integer initial value", tree_pos(value))
+            return HostDecl(str(lhs), 0 if value is None else int(cast(Token, value)), pos)
+        _fail(f"unknown declaration {kind!r} (expected signal, counter or host)", token_pos(rhs))
+
+    def loc(self, tree: Tree) -> LocRef:
+        name, rank = cast(Token, tree.children[0]), tree.children[1]
+        if rank is None:
+            return LocRef(str(name), None, token_pos(name))
+        value = int(cast(Token, rank))
+        if value < 0:
+            _fail(f"a rank is a number >= 0, found {value}", token_pos(cast(Token, rank)))
+        return LocRef(str(name), value, token_pos(name))
+
+    def thread_id(self, tok: Token) -> int:
+        text = str(tok)
+        m = _THREAD_RE.fullmatch(text)
+        if m is None and not text.isdigit():
+            _fail(f"expected a thread such as P1 or 1 before ':', found {text!r}", token_pos(tok))
+        return int(m.group(1)) if m else int(text)
+
+    def reg_name(self, name: str) -> str:
+        return name.upper() if self.arch == "X86" else name
+
+    def check_init_threads(self, init: Sequence[InitItem]) -> None:
+        for item in init:
+            if isinstance(item, InitReg) and item.thread >= self.nthreads:
+                _fail(f"unknown thread P{item.thread} in the init block", item.pos)
+
+    # ---- conditions
+
+    def conditions(self, tree: Tree) -> tuple[tuple[Term, ...], Prop | None, Condition]:
+        loc_tree, filter_tree, cond_tree = tree.children
+        locations: tuple[Term, ...] = ()
+        if isinstance(loc_tree, Tree):
+            locations = tuple(
+                self.term(cast(Tree, t), "locations") for t in loc_tree.children if t is not None
+            )
+        filt = None
+        if isinstance(filter_tree, Tree):
+            filt = self.prop(cast(Tree, filter_tree.children[0]), "filter")
+        cond = cast(Tree, cond_tree)
+        quant_tok = cast(Token, cond.children[0])
+        quant = cast(Quantifier, "~exists" if str(quant_tok).startswith("~") else str(quant_tok))
+        prop = self.prop(cast(Tree, cond.children[1]), "condition")
+        return locations, filt, Condition(quant, prop, token_pos(quant_tok))
+
+    def prop(self, tree: Tree, where: str) -> Prop:
+        data = tree.data
+        if data == "prop_or":
+            return Or(tuple(self.prop(cast(Tree, c), where) for c in tree.children))
+        if data == "prop_and":
+            return And(tuple(self.prop(cast(Tree, c), where) for c in tree.children))
+        if data == "prop_not":
+            return Not(self.prop(cast(Tree, tree.children[0]), where))
+        if data == "prop_true":
+            return BoolConst(True)
+        if data == "prop_false":
+            return BoolConst(False)
+        assert data == "prop_cmp"
+        lhs, op, rhs = tree.children
+        lhs_term = self.term(cast(Tree, lhs), where)
+        op_name: Literal["=", "!="] = "!=" if str(op) == "!=" else "="
+        return Cmp(op_name, lhs_term, self.term(cast(Tree, rhs), where), lhs_term.pos)
+
+    def term(self, tree: Tree, where: str) -> Term:
+        data = tree.data
+        kids = tree.children
+        pos = tree_pos(tree)
+        if data == "const_term":
+            return ConstTerm(int(cast(Token, kids[0])), pos)
+        if data == "loc_term":
+            return LocTerm(self.loc(cast(Tree, kids[0])), pos)
+        thread_tok = cast(Token, kids[0])
+        thread = self.thread_id(thread_tok)
+        if thread >= self.nthreads:
+            _fail(f"unknown thread P{thread} in {where}", pos)
+        return RegTerm(thread, self.reg_name(str(kids[1])), pos)
