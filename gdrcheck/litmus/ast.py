@@ -225,7 +225,9 @@ class Goto:
     pos: Pos = _pos()
 
 
-PtxInstr = PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
+PtxInstr = (
+    PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
+)
 
 
 # --------------------------------------------------------------------------
@@ -357,7 +359,9 @@ class ShmemCall:
     pos: Pos = _pos()
 
 
-GinInstr = GinPut | GinSignal | GinFlush | GinGet | GinWait | GinRead | GinReset | GinBarrier | ShmemCall
+GinInstr = (
+    GinPut | GinSignal | GinFlush | GinGet | GinWait | GinRead | GinReset | GinBarrier | ShmemCall
+)
 
 Instr = X86Instr | PtxInstr | GinInstr
 
