@@ -119,7 +119,8 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             click.echo(f"{path}: the test is too large to check (recursion limit)", err=True)
             bad_input = True
     if fmt == "json":
-        click.echo(json.dumps(records if len(records) != 1 else records[0], indent=2))
+        single = len(files) == 1 and len(records) == 1
+        click.echo(json.dumps(records[0] if single else records, indent=2))
     if mismatches and fmt == "herd":
         click.echo(f"{mismatches} expectation(s) not met", err=True)
     sys.exit(2 if bad_input else 1 if mismatches else 0)

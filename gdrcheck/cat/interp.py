@@ -215,7 +215,7 @@ class Interpreter:
 
     def _bind(self, b: C.Binding, env: dict[str, Any]) -> Value:
         if b.params is not None:
-            return FunV(b.name, b.params, b.expr, env)
+            return FunV(b.name, b.params, b.expr, dict(env))  # herd: closures capture
         v = self.eval(b.expr, env)
         if isinstance(v, (SetV, RelV)):
             return self.backend.name(v, b.name)

@@ -25,6 +25,7 @@ from gdrcheck.engine.backends import ConcreteBackend, concrete_check, concrete_c
 from gdrcheck.engine.base import Frame, base_env
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Witness, WitnessEvent
+from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.program import Event, Expr, Leaf, Program, eval_cmp, eval_expr
 
@@ -97,6 +98,7 @@ class ExplicitEngine:
             if self.timeout and time.perf_counter() - t0 > self.timeout:
                 res.time = time.perf_counter() - t0
                 res.verdict, res.reason = "Unknown", "timeout while enumerating candidates"
+                res.positive = res.negative = None
                 return res
             frame, full, vals = cand
             full_d = dict(full)
@@ -176,7 +178,9 @@ class ExplicitEngine:
                 yield from self._orders(prog, leaves, exset, evs, writes_at, rf_of, vals)
                 count += 1
                 if count > self.limit:
-                    raise RuntimeError("too many candidate executions for the explicit engine")
+                    raise UnsupportedError(
+                        f"more than {self.limit} candidate executions: too many for the "
+                        "explicit engine (use --engine smt)")
 
     def _orders(self, prog: Program, leaves: tuple[Leaf, ...], exset: set[int],
                 evs: list[Event], writes_at: dict[str, list[int]], rf_of: dict[int, int],

@@ -321,7 +321,7 @@ class SmtEngine:
     def _solver(self, q: Query) -> z3.Solver:
         s = z3.Solver()
         if self.timeout:
-            s.set("timeout", int(self.timeout * 1000))
+            s.set("timeout", max(1, int(self.timeout * 1000)))
         s.add(q.enc.constraints)
         if q.filter is not None:
             s.add(q.filter)

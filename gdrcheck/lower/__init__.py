@@ -98,6 +98,9 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
     for th in test.threads:
         pl = th.placement
         place = Placement(pl.cta, pl.gpu, pl.node)
+        if test.arch == "PTX" and pl.gpu is None and not pl.host:
+            # an unplaced PTX thread runs in CTA 0 of GPU 0 (docs/models.md)
+            place = Placement(0 if pl.cta is None else pl.cta, 0, pl.node)
         instrs = th.instrs
         labels = {ins.name: i for i, ins in enumerate(instrs) if isinstance(ins, A.Label)}
         texts = [_label(test.arch, ins) for ins in instrs]

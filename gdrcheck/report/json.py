@@ -1,4 +1,4 @@
-"""The JSON report (schema ``gdrcheck.check/1``, see docs/json-schema.md)."""
+"""The JSON report (schema ``gdrcheck.check/1``: docs/output.md, docs/json-schema.json)."""
 
 from __future__ import annotations
 
