@@ -43,11 +43,14 @@ def format_witness(w: Witness) -> list[str]:
         evs = [e for e in w.events if e.thread == t]
         parts = []
         for e in evs:
-            if e.kind in ("R", "W"):
-                parts.append(f"e{e.eid}:{e.kind}({e.loc})={e.value}")
+            if e.kind in ("R", "W") and t < 0:
+                parts.append(f"e{e.eid}:W({e.loc})={e.value}")
+            elif e.kind in ("R", "W"):
+                parts.append(f"e{e.eid}:{e.kind}({e.loc})={e.value} [{e.label}]")
             else:
                 parts.append(f"e{e.eid}:{e.label}")
-        lines.append(f"  {name}: " + "  ".join(parts))
+        sep = "  " if t < 0 else "\n      "
+        lines.append(f"  {name}: " + sep.join(parts))
     if w.rf:
         lines.append("  rf: " + ", ".join(f"e{a}->e{b}" for a, b in w.rf))
     multi = {loc: ws for loc, ws in w.co.items() if len(ws) > 1}
