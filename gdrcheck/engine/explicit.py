@@ -255,9 +255,19 @@ def _barrier_orders(prog: Program, evs: list[Event],
     if not waits:
         return [{}]
 
-    def bid(e: Event) -> tuple[Any, ...]:
+    def ident(e: Event) -> tuple[Any, ...]:
         return (e.gpu, e.cta, tuple(eval_expr(x, vals) for x in (e.barrier_id or ())),
                 len(e.barrier_id or ()))
+
+    executed = {e.eid for e in evs}
+
+    def bid(e: Event) -> tuple[Any, ...]:
+        arrival = e if "ARRIVE" in e.tags else prog.events[e.parent or 0]
+        # generation: earlier arrivals of the same thread at the same barrier
+        gen = sum(1 for z in prog.ancestors(arrival.eid)
+                  if z in executed and "ARRIVE" in prog.events[z].tags
+                  and ident(prog.events[z]) == ident(arrival))
+        return (*ident(arrival), gen)
 
     groups: dict[tuple[Any, ...], list[Event]] = {}
     for a in arrivals:

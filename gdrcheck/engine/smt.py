@@ -227,7 +227,28 @@ def _barriers(prog: Program, enc: Encoding, exe: dict[int, Formula],
     waits = [e for e in ev if "WAIT" in e.tags]
     if not waits:
         return {}
-    same = {(x.eid, y.eid): _same_barrier(enc, x.eid, y.eid)
+    # generation: how many earlier arrivals of the same thread at the same barrier
+    # (the k-th use of a barrier by one thread meets the k-th use by the others)
+    gen: dict[int, z3.ArithRef] = {}
+    for x in arrivals:
+        earlier = [z for z in prog.ancestors(x.eid) if "ARRIVE" in ev[z].tags]
+        terms = []
+        for z in earlier:
+            s_zx = _same_barrier(enc, z, x.eid)
+            if s_zx is not False:
+                terms.append(z3.If(to_z3(f_and(exe[z], s_zx)), 1, 0))
+        gen[x.eid] = z3.Sum(terms) if terms else z3.IntVal(0)
+
+    def same_gen(x: int, y: int) -> z3.BoolRef | bool:
+        ids = _same_barrier(enc, x, y)
+        if ids is False:
+            return False
+        gx, gy = z3.simplify(gen[x]), z3.simplify(gen[y])
+        if z3.is_int_value(gx) and z3.is_int_value(gy):
+            return ids if gx.as_long() == gy.as_long() else False  # type: ignore[attr-defined]
+        return to_z3(f_and(ids, gx == gy))
+
+    same = {(x.eid, y.eid): same_gen(x.eid, y.eid)
             for x in arrivals for y in arrivals
             if x.gpu == y.gpu and x.cta == y.cta}
     quorum = any(w.quorum is not None for w in waits)
