@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from hypothesis import strategies as st
 
@@ -84,7 +85,13 @@ OP_EVENTS: dict[str, int] = {
 is counted instruction by instruction)."""
 
 _X86_REGS = ("EAX", "EBX", "ECX", "EDX", "ESI", "EDI")
-_SCOPES = ("cta", "gpu", "sys")
+_SCOPES: tuple[A.Scope, ...] = ("cta", "gpu", "sys")
+_LOAD_SEMS: tuple[A.Sem, ...] = ("weak", "relaxed", "acquire", "volatile")
+_STORE_SEMS: tuple[A.Sem, ...] = ("weak", "relaxed", "release", "volatile")
+_RMW_SEMS: tuple[A.Sem, ...] = ("relaxed", "acquire", "release", "acq_rel")
+_RED_SEMS: tuple[A.Sem, ...] = ("relaxed", "release")
+_CMP_OPS: tuple[Literal["=", "!="], ...] = ("=", "!=")
+_QUANTIFIERS: tuple[A.Quantifier, ...] = ("exists", "~exists", "forall")
 # kinds that need a register loaded earlier in the thread
 _NEEDS_REG = {"store_reg", "branch"}
 # kinds that are placed by the generator itself, not drawn for a thread's body
@@ -367,7 +374,7 @@ def _tests(draw: st.DrawFn, dialect: str, max_threads: int, max_events: int,
         _fill_thread(draw, g, kinds, locations, values)
         gens.append(g)
 
-    arch = "X86" if dialect == "x86" else "PTX"
+    arch: A.Arch = "X86" if dialect == "x86" else "PTX"
     if max_candidates is not None:
         _trim(arch, gens, max_candidates)
 
@@ -385,14 +392,14 @@ def _tests(draw: st.DrawFn, dialect: str, max_threads: int, max_events: int,
     return _with_condition(draw, test, gens, locations)
 
 
-def _assemble(arch: str, gens: list[_ThreadGen]) -> A.Test:
+def _assemble(arch: A.Arch, gens: list[_ThreadGen]) -> A.Test:
     threads = tuple(A.Thread(g.index, A.Placement(), tuple(x for item in g.instrs for x in item))
                     for g in gens)
     return A.Test(arch, "trim", None, (), (), threads, (), None,
                   A.Condition("exists", A.BoolConst(True)))
 
 
-def _trim(arch: str, gens: list[_ThreadGen], max_candidates: int) -> None:
+def _trim(arch: A.Arch, gens: list[_ThreadGen], max_candidates: int) -> None:
     """Drop the last items of the biggest threads until the explicit enumeration
     estimate fits (each thread keeps one item); then forget dropped registers."""
     while estimate_candidates(_assemble(arch, gens)) > max_candidates:
@@ -495,12 +502,12 @@ def _draw_ptx(draw: st.DrawFn, g: _ThreadGen, kind: str, loc: A.LocRef,
               values: tuple[int, ...]) -> list[A.Instr]:
     scope = draw(st.sampled_from(_SCOPES))
     if kind == "load":
-        sem = draw(st.sampled_from(("weak", "relaxed", "acquire", "volatile")))
+        sem = draw(st.sampled_from(_LOAD_SEMS))
         r = g.fresh_reg()
         g.loaded.append(r)
         return [A.PtxLoad(sem, scope if sem in ("relaxed", "acquire") else None, A.Reg(r), loc)]
     if kind in ("store", "store_reg"):
-        sem = draw(st.sampled_from(("weak", "relaxed", "release", "volatile")))
+        sem = draw(st.sampled_from(_STORE_SEMS))
         sc = scope if sem in ("relaxed", "release") else None
         if kind == "store":
             return [A.PtxStore(sem, sc, loc, A.Const(draw(st.sampled_from(values))))]
@@ -513,9 +520,9 @@ def _draw_ptx(draw: st.DrawFn, g: _ThreadGen, kind: str, loc: A.LocRef,
     if kind == "fence":
         return [A.PtxFence(draw(st.sampled_from(("sc", "acq_rel"))), scope)]
     if kind == "red":
-        sem = draw(st.sampled_from(("relaxed", "release")))
+        sem = draw(st.sampled_from(_RED_SEMS))
         return [A.PtxRed(sem, scope, "add", loc, A.Const(draw(st.sampled_from(values))))]
-    sem = draw(st.sampled_from(("relaxed", "acquire", "release", "acq_rel")))
+    sem = draw(st.sampled_from(_RMW_SEMS))
     r = g.fresh_reg()
     g.loaded.append(r)
     v = A.Const(draw(st.sampled_from(values)))
@@ -546,9 +553,9 @@ def _with_condition(draw: st.DrawFn, test: A.Test, gens: list[_ThreadGen],
     for t in picked:
         if draw(st.integers(0, 9)) == 0 and len(observables) > 1:  # term against term
             other = draw(st.sampled_from([o for o in observables if o != t]))
-            cmps.append(A.Cmp(draw(st.sampled_from(("=", "!="))), t, other))
+            cmps.append(A.Cmp(draw(st.sampled_from(_CMP_OPS)), t, other))
         else:
-            op = "!=" if draw(st.integers(0, 5)) == 0 else "="
+            op: Literal["=", "!="] = "!=" if draw(st.integers(0, 5)) == 0 else "="
             cmps.append(A.Cmp(op, t, A.ConstTerm(draw(st.sampled_from(vals)))))
     shape = draw(st.integers(0, 9))
     prop: A.Prop
@@ -557,10 +564,11 @@ def _with_condition(draw: st.DrawFn, test: A.Test, gens: list[_ThreadGen],
     elif shape == 0:
         prop = A.Or(tuple(cmps))
     elif shape == 1:
-        prop = A.And((A.Not(A.Or(tuple(cmps[1:]))), cmps[0]))
+        rest = cmps[1] if len(cmps) == 2 else A.Or(tuple(cmps[1:]))
+        prop = A.And((A.Not(rest), cmps[0]))
     else:
         prop = A.And(tuple(cmps))
-    quant = draw(st.sampled_from(("exists", "~exists", "forall")))
+    quant = draw(st.sampled_from(_QUANTIFIERS))
     extra: tuple[A.Term, ...] = ()
     if draw(st.booleans()):
         extra = tuple(o for o in observables if o not in picked)

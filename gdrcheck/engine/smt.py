@@ -231,12 +231,12 @@ def _barriers(prog: Program, enc: Encoding, exe: dict[int, Formula],
     # (the k-th use of a barrier by one thread meets the k-th use by the others)
     gen: dict[int, z3.ArithRef] = {}
     for x in arrivals:
-        earlier = [z for z in prog.ancestors(x.eid) if "ARRIVE" in ev[z].tags]
+        earlier = [p for p in prog.ancestors(x.eid) if "ARRIVE" in ev[p].tags]
         terms = []
-        for z in earlier:
-            s_zx = _same_barrier(enc, z, x.eid)
-            if s_zx is not False:
-                terms.append(z3.If(to_z3(f_and(exe[z], s_zx)), 1, 0))
+        for p in earlier:
+            s_px = _same_barrier(enc, p, x.eid)
+            if s_px is not False:
+                terms.append(z3.If(to_z3(f_and(exe[p], s_px)), 1, 0))
         gen[x.eid] = z3.Sum(terms) if terms else z3.IntVal(0)
 
     def same_gen(x: int, y: int) -> z3.BoolRef | bool:
