@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.printer import instr as print_instr
 from gdrcheck.lower import ptx, x86
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_thread
 from gdrcheck.lower.program import Expr, Program
@@ -103,7 +104,7 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
             place = Placement(0 if pl.cta is None else pl.cta, 0, pl.node)
         instrs = th.instrs
         labels = {ins.name: i for i, ins in enumerate(instrs) if isinstance(ins, A.Label)}
-        texts = [_label(test.arch, ins) for ins in instrs]
+        texts = [print_instr(ins) for ins in instrs]
 
         def step(st: PathState, instrs: tuple[A.Instr, ...] = instrs,
                  labels: dict[str, int] = labels, texts: list[str] = texts) -> Iterator[PathState]:
@@ -136,41 +137,3 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
         unroll=unroll,
     )
 
-
-def _label(arch: str, ins: A.Instr) -> str:
-    """A short text for an instruction (used in witnesses)."""
-    src = getattr(ins, "pos", None)
-    del src
-    name = type(ins).__name__
-    if isinstance(ins, A.PtxLoad):
-        return f"ld.{ins.sem}{'.' + ins.scope if ins.scope else ''} {ins.dst.name}, {ins.loc}"
-    if isinstance(ins, A.PtxStore):
-        v = ins.value.value if isinstance(ins.value, A.Const) else ins.value.name
-        return f"st.{ins.sem}{'.' + ins.scope if ins.scope else ''} {ins.loc}, {v}"
-    if isinstance(ins, A.PtxAtom):
-        return f"atom.{ins.sem}.{ins.scope}.{ins.op} {ins.dst.name}, {ins.loc}"
-    if isinstance(ins, A.PtxRed):
-        return f"red.{ins.sem}.{ins.scope}.{ins.op} {ins.loc}"
-    if isinstance(ins, A.PtxFence):
-        return f"fence.{ins.kind}{'.' + ins.scope if ins.scope else ''}"
-    if isinstance(ins, A.PtxBarrier):
-        ops = ", ".join(str(o.value) if isinstance(o, A.Const) else o.name for o in ins.operands)
-        return f"bar.cta.{ins.mode} {ops}"
-    if isinstance(ins, A.X86Mfence):
-        return "MFENCE"
-    if isinstance(ins, A.X86Mov):
-        return f"MOV {_x86op(ins.dst)},{_x86op(ins.src)}"
-    if isinstance(ins, A.X86Xchg):
-        return f"XCHG {_x86op(ins.a)},{_x86op(ins.b)}"
-    if isinstance(ins, A.X86Locked):
-        src = "" if ins.src is None else "," + _x86op(ins.src)
-        return f"LOCK {ins.op} {_x86op(ins.dst)}{src}"
-    return name
-
-
-def _x86op(op: A.X86Operand) -> str:
-    if isinstance(op, A.Const):
-        return f"${op.value}"
-    if isinstance(op, A.Reg):
-        return op.name
-    return f"[{op.loc}]"
