@@ -30,6 +30,12 @@ from gdrcheck.lower.program import Event, Program
 TAGS = (
     "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC", "VOL", "CTA", "GPU", "SYS", "ATOM", "X",
     "MFENCE", "BAR", "ARRIVE", "WAIT", "PROXY", "INIT",
+    # GPU-initiated networking (gdrcheck/lower/gin.py)
+    "GIN", "SHMEM", "ISSUE", "PXY", "PUT", "GET", "SIGOP", "AMOOP", "AGG", "BLOCKING",
+    "GIVEN_THREAD", "GIVEN_CTA", "GIVEN_GPU", "GIVEN_SYS", "REQ_GPU", "REQ_SYS",
+    "NIC", "NR", "NW", "SIG", "AMO", "CTR", "LC", "RSP", "LCL", "RO", "SO",
+    "STRONG", "WEAK", "LEGACY", "IDX", "VA", "INC", "ADD", "SET", "BARSIG", "BARNONE",
+    "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET",
 )
 
 
@@ -109,10 +115,14 @@ def base_env(frame: Frame) -> dict[str, Any]:
                 if prog.events[a].loc is not None and prog.events[a].loc == prog.events[b].loc]
     env["loc"] = rel(same_loc)
     env["id"] = RelV({(a, a): ex[a] for a in ids})
+    def agent(e: Event) -> tuple[int, str]:
+        return (e.thread, e.agent)
+
     env["int"] = rel((a, b) for a in ids for b in ids
-                     if prog.events[a].thread == prog.events[b].thread)
+                     if agent(prog.events[a]) == agent(prog.events[b]))
     env["ext"] = rel((a, b) for a in ids for b in ids
-                     if prog.events[a].thread != prog.events[b].thread)
+                     if agent(prog.events[a]) != agent(prog.events[b]))
+    _gin_relations(prog, ids, env, rel)
     env["rmw"] = rel(prog.rmw)
     env["data"] = rel(prog.data)
     env["addr"] = rel(prog.addr)
@@ -139,6 +149,32 @@ def base_env(frame: Frame) -> dict[str, Any]:
     env["fri"] = restrict(env["fr"], "int")
     env.update(builtin_functions(po_r, universe))
     return env
+
+
+def _gin_relations(prog: Program, ids: list[int], env: dict[str, Any],
+                   rel: Any) -> None:
+    """The static relations of GIN and NVSHMEM operations (gdrcheck/lower/gin.py):
+
+    - ``op``: two events of one API operation;
+    - ``qp``: events of operations on one queue (rank, context, peer);
+    - ``sctx``: events of one rank on one context (operations and markers);
+    - ``speer``: events of operations of one rank to one peer, any context;
+    - ``own``: a memory event and an event of the GPU that owns its memory.
+    """
+    evs = prog.events
+    with_op = [i for i in ids if evs[i].op is not None]
+    with_ctx = [i for i in ids if evs[i].ctx is not None]
+    env["op"] = rel((a, b) for a in with_op for b in with_op if evs[a].op == evs[b].op)
+    env["qp"] = rel((a, b) for a in with_op for b in with_op
+                    if (evs[a].rank, evs[a].ctx, evs[a].peer)
+                    == (evs[b].rank, evs[b].ctx, evs[b].peer))
+    env["sctx"] = rel((a, b) for a in with_ctx for b in with_ctx
+                      if (evs[a].rank, evs[a].ctx) == (evs[b].rank, evs[b].ctx))
+    env["speer"] = rel((a, b) for a in with_op for b in with_op
+                       if (evs[a].rank, evs[a].peer) == (evs[b].rank, evs[b].peer))
+    mems = [i for i in ids if evs[i].mem is not None]
+    gpu_evs = [i for i in ids if not evs[i].agent and evs[i].gpu is not None]
+    env["own"] = rel((a, b) for a in mems for b in gpu_evs if evs[a].mem == evs[b].gpu)
 
 
 def _same(prog: Program, a: int, b: int, level: str) -> bool:

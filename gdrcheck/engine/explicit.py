@@ -243,6 +243,9 @@ def _state(prog: Program, leaves: Sequence[Leaf], vals: dict[int, int],
         for reg, e in lf.regs:
             out[f"{lf.thread}:{reg}"] = eval_expr(e, vals)
     out.update(final)
+    for alias, loc in prog.aliases.items():
+        if loc in final:
+            out[alias] = final[loc]
     return tuple(sorted(out.items()))
 
 

@@ -172,6 +172,9 @@ def encode_candidates(prog: Program) -> Encoding:
             fw[w] = last
             cons.append(z3.Implies(to_z3(last), fin == enc.value(ev[w].value or 0)))
     enc.co_pos = co_pos
+    for alias, loc in prog.aliases.items():
+        if loc in final_mem:
+            final_mem[alias] = final_mem[loc]
 
     # -- Fence-SC order: a clock per fence.sc --------------------------------
     scf = [e.eid for e in ev if e.kind == "F" and "SC" in e.tags]

@@ -6,13 +6,14 @@ axioms, not in this code (DESIGN.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.printer import instr as print_instr
-from gdrcheck.lower import ptx, x86
+from gdrcheck.lower import gin, ptx, x86
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_thread
+from gdrcheck.lower.gin import World
 from gdrcheck.lower.program import Expr, Program
 
 __all__ = ["lower", "Program", "DEFAULT_UNROLL"]
@@ -46,14 +47,10 @@ def _prop_terms(p: A.Prop) -> Iterator[A.Term]:
 
 
 def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
-    if test.arch == "GIN":
-        raise UnsupportedError(
-            "GIN and NVSHMEM calls have no meaning in gdrcheck yet (the GIN lowering and "
-            "models are the next step); this test parses but cannot be checked",
-            test.path,
-        )
     if unroll < 1:
         raise UnsupportedError("the unroll bound must be at least 1")
+    if test.arch == "GIN":
+        return _lower_gin(test, unroll)
     b = ProgramBuilder()
 
     # Locations: from the init block, the instructions and the condition.
@@ -137,3 +134,186 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
         unroll=unroll,
     )
 
+
+
+# --------------------------------------------------------------------------
+# The GIN dialect: ranks, per-rank memory, GIN and NVSHMEM calls
+# --------------------------------------------------------------------------
+
+_GIN_CALLS = (A.GinPut, A.GinSignal, A.GinFlush, A.GinGet, A.GinWait, A.GinRead, A.GinReset,
+              A.GinBarrier, A.ShmemCall)
+
+
+def _world(test: A.Test) -> World:
+    ranks: set[int] = set()
+    node_of: dict[int, int | None] = {}
+    for th in test.threads:
+        g = th.placement.gpu
+        if g is not None:
+            ranks.add(g)
+            old = node_of.get(g)
+            if old is not None and th.placement.node is not None and old != th.placement.node:
+                raise UnsupportedError(
+                    f"rank {g} is placed on node {old} and on node {th.placement.node}",
+                    test.path, th.pos, test.source)
+            if th.placement.node is not None:
+                node_of[g] = th.placement.node
+    contexts: list[str] = []
+    for th in test.threads:
+        for ins in th.instrs:
+            for ref in _instr_locations(ins):
+                if ref.rank is not None:
+                    ranks.add(ref.rank)
+            sig = getattr(ins, "signal", None)
+            if isinstance(sig, A.SignalSpec) and sig.target.rank is not None:
+                ranks.add(sig.target.rank)
+            if isinstance(sig, A.LocRef) and sig.rank is not None:
+                ranks.add(sig.rank)
+            ctx = getattr(ins, "ctx", None)
+            if isinstance(ins, _GIN_CALLS) and isinstance(ctx, str) and ctx not in contexts:
+                contexts.append(ctx)
+    only_on: dict[str, set[int]] = {}
+    symmetric: set[str] = set()
+    signals: set[str] = set()
+    counters: set[str] = set()
+    hosts: set[str] = set()
+    strict: set[str] = set()
+    for item in test.init:
+        if isinstance(item, A.InitLoc):
+            if item.loc.rank is None:
+                symmetric.add(item.loc.name)
+            else:
+                ranks.add(item.loc.rank)
+                only_on.setdefault(item.loc.name, set()).add(item.loc.rank)
+        elif isinstance(item, A.SignalDecl):
+            signals.add(item.name)
+        elif isinstance(item, A.CounterDecl):
+            counters.add(item.name)
+        elif isinstance(item, A.HostDecl):
+            hosts.add(item.name)
+        elif isinstance(item, A.WindowDecl):
+            if item.strict:
+                strict.update(item.members)
+    for t in list(_prop_terms(test.condition.prop)) + list(test.locations):
+        if isinstance(t, A.LocTerm) and t.loc.rank is not None:
+            ranks.add(t.loc.rank)
+    for name in symmetric:
+        only_on.pop(name, None)
+    contexts.sort(key=lambda c: (len(c), c))
+    return World(sorted(ranks), node_of, contexts, frozenset(signals), frozenset(counters),
+                 frozenset(hosts), frozenset(strict), only_on, test.path, test.source)
+
+
+def _lower_gin(test: A.Test, unroll: int) -> Program:
+    world = _world(test)
+    b = ProgramBuilder()
+    init_regs: dict[int, dict[str, Expr]] = {}
+    init_values: dict[str, int] = {}
+    for item in test.init:
+        if isinstance(item, A.InitReg):
+            if not isinstance(item.value, int):
+                raise UnsupportedError("registers holding addresses are not supported",
+                                       test.path, item.pos, test.source)
+            init_regs.setdefault(item.thread, {})[item.reg] = item.value
+
+    for th in test.threads:
+        pl = th.placement
+        if pl.host:
+            raise UnsupportedError(
+                "host threads are not supported by the GIN lowering yet", test.path, th.pos,
+                test.source)
+        place = Placement(0 if pl.cta is None else pl.cta, pl.gpu if pl.gpu is not None else 0,
+                          pl.node)
+        rank = place.gpu
+        assert rank is not None
+        instrs = th.instrs
+        labels = {ins.name: i for i, ins in enumerate(instrs) if isinstance(ins, A.Label)}
+        texts = [print_instr(ins) for ins in instrs]
+
+        def resolve(ref: A.LocRef, rank: int = rank, node: int | None = pl.node) -> str:
+            name = world.loc(ref, rank)
+            k = int(name.rsplit("@", 1)[1])
+            other = world.node_of.get(k)
+            if k != rank and node is not None and other is not None and other != node:
+                raise UnsupportedError(
+                    f"{name} is on node {other}: a load or store reaches only the GPUs of "
+                    f"its own node (node {node}) over NVLink; use gin.put/gin.get",
+                    pos=ref.pos)
+            return name
+
+        def step(st: PathState, instrs: tuple[A.Instr, ...] = instrs,
+                 labels: dict[str, int] = labels, texts: list[str] = texts,
+                 resolve: Callable[[A.LocRef], str] = resolve) -> Iterator[PathState]:
+            ins = instrs[st.pc]
+            try:
+                if isinstance(ins, _GIN_CALLS):
+                    yield from gin.step(st, world, ins, texts[st.pc])
+                else:
+                    yield from ptx.step(st, ins, texts[st.pc], labels, resolve)
+            except UnsupportedError as err:
+                if not err.pos.line:
+                    err.pos = ins.pos
+                raise err.with_context(test.path, test.source) from None
+
+        build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
+                     unroll)
+
+    # Locations: every one an event touches, then those the condition names.
+    locations: list[str] = []
+    for e in b.events:
+        if e.loc is not None and e.loc not in locations:
+            locations.append(e.loc)
+    aliases: dict[str, str] = {}
+    terms = list(_prop_terms(test.condition.prop)) + list(test.locations)
+    if test.filter is not None:
+        terms += list(_prop_terms(test.filter))
+    for t in terms:
+        if not isinstance(t, A.LocTerm):
+            continue
+        if t.loc.rank is not None:
+            try:
+                name = world.loc(t.loc, None)
+            except UnsupportedError as err:
+                raise err.with_context(test.path, test.source) from None
+            if name not in locations:
+                locations.append(name)
+            continue
+        cands = [n for n in locations if n.rsplit("@", 1)[0] == t.loc.name]
+        if len(cands) != 1:
+            where = ", ".join(cands) if cands else "none is accessed"
+            raise UnsupportedError(
+                f"name the rank of '{t.loc.name}' in the condition ({t.loc.name}@k; "
+                f"candidates: {where})", test.path, t.pos, test.source)
+        aliases[t.loc.name] = cands[0]
+    for item in test.init:
+        if isinstance(item, A.InitLoc):
+            if item.loc.rank is not None:
+                init_values[f"{item.loc.name}@{item.loc.rank}"] = item.value
+        elif isinstance(item, A.HostDecl):
+            for k in world.ranks:
+                init_values.setdefault(f"{item.name}@{k}", item.value)
+    for item in test.init:
+        if isinstance(item, A.InitLoc) and item.loc.rank is None:
+            for k in world.ranks:
+                init_values.setdefault(f"{item.loc.name}@{k}", item.value)
+    root = b.new_block(-1, None, None, True)
+    for loc in locations:
+        v = init_values.get(loc, 0)
+        b.new_event(thread=-1, kind="W", loc=loc, tags=frozenset({"INIT"}), block=root,
+                    parent=None, value=v, label=f"{loc}={v}")
+    return Program(
+        name=test.name,
+        arch=test.arch,
+        events=b.events,
+        blocks=b.blocks,
+        leaves=b.leaves,
+        nthreads=len(test.threads),
+        locations=locations,
+        init_values={loc: init_values.get(loc, 0) for loc in locations},
+        rmw=b.rmw,
+        data=b.data,
+        addr=b.addr,
+        ctrl=b.ctrl,
+        unroll=unroll,
+        aliases=aliases,
+    )

@@ -109,7 +109,15 @@ class PathState:
         pos: Pos = NOPOS,
         barrier_id: tuple[Expr, ...] | None = None,
         quorum: int | None = None,
+        agent: str = "",
+        op: int | None = None,
+        rank: int | None = None,
+        ctx: str | None = None,
+        peer: int | None = None,
     ) -> Event:
+        """Add an event. An event of the thread itself (``agent`` empty) comes next
+        in program order; an agent's event (a NIC or proxy acting for this
+        operation) is executed with the thread's path but is not in its po."""
         b = self.builder
         ev = b.new_event(
             thread=self.thread,
@@ -128,8 +136,18 @@ class PathState:
             pos=pos,
             barrier_id=tuple(simplify(x) for x in barrier_id) if barrier_id else None,
             quorum=quorum,
+            agent=agent,
+            op=op,
+            rank=rank,
+            ctx=ctx,
+            peer=peer,
         )
-        self.last = ev.eid
+        if agent:
+            ev.parent = None
+            if agent.startswith("nic") or agent.startswith("proxy"):
+                ev.cta = ev.gpu = None
+        else:
+            self.last = ev.eid
         for r in self.ctrl_reads:
             b.ctrl.add((r, ev.eid))
         if value is not None:
@@ -140,6 +158,24 @@ class PathState:
     def read(self, loc: str, tags: set[str], label: str, **kw: object) -> ReadVal:
         ev = self.emit("R", loc, tags, label, **kw)  # type: ignore[arg-type]
         return ReadVal(ev.eid)
+
+    def assume(self, cond: CmpExpr) -> bool:
+        """Continue only where ``cond`` holds: the other outcome ends the path in a
+        discarded (cut) leaf, as a blocking wait that never returns. False when
+        ``cond`` is constantly false (the whole path is discarded)."""
+        fork = self.fork(cond)
+        if fork is True:
+            return True
+        if fork is False:
+            self.builder.leaves.append(
+                Leaf(self.thread, self.block, tuple(sorted(self.regs.items())), True))
+            return False
+        yes, no = fork
+        regs = tuple(sorted(no.regs.items()))
+        self.builder.leaves.append(Leaf(self.thread, no.block, regs, True))
+        self.block = yes.block
+        self.ctrl_reads = yes.ctrl_reads
+        return True
 
     def fork(self, cond: CmpExpr) -> tuple[PathState, PathState] | bool:
         """Split on ``cond``: a pair (then, else) of states, or the constant outcome."""

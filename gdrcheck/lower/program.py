@@ -134,10 +134,23 @@ class Event:
     pos: Pos = field(default=NOPOS)
     barrier_id: tuple[Expr, ...] | None = None  # for barrier arrive/wait events
     quorum: int | None = None  # barrier thread count, when written
+    # GPU-initiated networking (GIN and NVSHMEM calls; docs/lowering.md):
+    agent: str = ""  # "" for the thread itself, else the NIC queue or proxy acting for it
+    op: int | None = None  # the API operation the event belongs to
+    rank: int | None = None  # the rank that issued the operation
+    ctx: str | None = None  # the GIN context ("shmem" for NVSHMEM calls)
+    peer: int | None = None  # the operation's peer rank
 
     @property
     def is_init(self) -> bool:
         return self.thread < 0
+
+    @property
+    def mem(self) -> int | None:
+        """The rank whose memory the event's location is in (``x@k``), if any."""
+        if self.loc is None or "@" not in self.loc:
+            return None
+        return int(self.loc.rsplit("@", 1)[1])
 
 
 @dataclass(frozen=True)
@@ -167,6 +180,8 @@ class Program:
     addr: set[tuple[int, int]]
     ctrl: set[tuple[int, int]]
     unroll: int = 2
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Names a condition may use for a location (GIN: ``x`` for the only ``x@k``)."""
 
     def event(self, eid: int) -> Event:
         return self.events[eid]

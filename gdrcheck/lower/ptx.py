@@ -24,7 +24,7 @@ Event tags (the sets a cat model sees):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
@@ -67,7 +67,8 @@ def loc_name(loc: A.LocRef) -> str:
 
 
 def step(
-    st: PathState, ins: A.Instr, label: str, labels: dict[str, int]
+    st: PathState, ins: A.Instr, label: str, labels: dict[str, int],
+    resolve: Callable[[A.LocRef], str] = loc_name,
 ) -> Iterator[PathState]:
     here = st.pc
     st.pc += 1
@@ -75,15 +76,15 @@ def step(
         tags, scope = _mem_tags(ins.sem, ins.scope, "load")
         if "REL" in tags:
             raise UnsupportedError("a load cannot be '.release'", pos=ins.pos)
-        st.regs[ins.dst.name] = st.read(loc_name(ins.loc), tags, label, scope=scope, pos=ins.pos)
+        st.regs[ins.dst.name] = st.read(resolve(ins.loc), tags, label, scope=scope, pos=ins.pos)
     elif isinstance(ins, A.PtxStore):
         tags, scope = _mem_tags(ins.sem, ins.scope, "store")
         if "ACQ" in tags:
             raise UnsupportedError("a store cannot be '.acquire'", pos=ins.pos)
-        st.emit("W", loc_name(ins.loc), tags, label, value=value(st, ins.value),
+        st.emit("W", resolve(ins.loc), tags, label, value=value(st, ins.value),
                 scope=scope, pos=ins.pos)
     elif isinstance(ins, (A.PtxAtom, A.PtxRed)):
-        yield from _rmw(st, ins, label)
+        yield from _rmw(st, ins, label, resolve(ins.loc))
         return
     elif isinstance(ins, A.PtxFence):
         if ins.kind.startswith("proxy"):
@@ -153,9 +154,9 @@ def _target(labels: dict[str, int], name: str, ins: A.Goto | A.Branch) -> int:
     return labels[name]
 
 
-def _rmw(st: PathState, ins: A.PtxAtom | A.PtxRed, label: str) -> Iterator[PathState]:
+def _rmw(st: PathState, ins: A.PtxAtom | A.PtxRed, label: str,
+         loc: str) -> Iterator[PathState]:
     rtags, wtags = _rmw_tags(ins.sem, ins.scope)
-    loc = loc_name(ins.loc)
     rv = st.read(loc, rtags, label, scope=ins.scope, pos=ins.pos)
     if isinstance(ins, A.PtxAtom):
         st.regs[ins.dst.name] = rv

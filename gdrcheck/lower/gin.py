@@ -1,0 +1,368 @@
+"""Lowering of GIN and NVSHMEM device calls into events (docs/lowering.md).
+
+Every call becomes the same events whatever the backend; the models
+(specs/gin-*.cat, specs/nvshmem-*.cat) give them their orders. An operation
+(put, put_value, signal, get, NVSHMEM put/p/put_signal/signal_op/atomic_add/get)
+is:
+
+- an ``ISSUE`` fence event in the issuing thread's program order, carrying the
+  operation's kind (``PUT GET SIGOP AMOOP``), its release scopes
+  (``GIVEN_THREAD|CTA|GPU|SYS``, ``REQ_GPU|SYS``), ``AGG`` and, for NVSHMEM,
+  ``BLOCKING``;
+- a ``PXY`` event: the rank's CPU proxy taking the descriptor (only the proxy
+  models give it a meaning);
+- the NIC's accesses, one agent per queue (rank, context, peer), outside the
+  thread's po, all strong at system scope (``RLX SYS``):
+  ``NR`` reads (the source words at the issuer, ``LCL``; a get's remote words at
+  the peer, ``RSP``), ``NW`` writes (at the peer, ``RSP``, or a get's local
+  words, ``LCL``) whose value is the matching read's (a data edge), the signal
+  ``SIG`` (a read-modify-write on the peer's signal word: ``STRONG|WEAK|LEGACY``,
+  ``IDX|VA``, ``INC|ADD|SET``), ``AMO`` (NVSHMEM atomic_add), the counter
+  ``CTR`` (a read-modify-write at the issuer) and the local completion ``LC``;
+  writes and atomics at a peer carry the registration of their target: ``SO``
+  (strict: signal tables, counters, ``window W strict``) or ``RO`` (a data
+  window NCCL registers relaxed-capable; the whole NVSHMEM symmetric heap);
+- the static relations ``op`` (same operation), ``qp``, ``sctx``, ``speer``
+  (engine/base.py).
+
+Markers: ``FLUSH`` (gin.flush), ``QUIET``, ``SHFENCE`` (NVSHMEM). Waits are
+acquire reads at system scope (``GWAIT``) whose value must satisfy the
+condition; resets are relaxed system-scope stores of 0 (``RESET``). A GIN
+barrier (and shmem.barrier_all) is lowered as NCCL implements it (R-GIN-15):
+each rank signals every rank, itself included, with a legacy SignalInc on the
+barrier's context(s), then waits for everyone's signal; at level ``get`` it
+flushes afterwards. Its signals carry ``BARSIG`` (and ``BARNONE`` at level
+none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from gdrcheck.errors import UnsupportedError
+from gdrcheck.litmus import ast as A
+from gdrcheck.lower.builder import PathState
+from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal
+
+SHMEM_CTX = "shmem"
+SCOPE_TAG = {"thread": "GIVEN_THREAD", "cta": "GIVEN_CTA", "gpu": "GIVEN_GPU",
+             "sys": "GIVEN_SYS"}
+CMP = {">=": "ge", "==": "eq", "!=": "ne", ">": "gt", "<": "lt", "<=": "le"}
+
+
+@dataclass
+class World:
+    """What the init block and the thread placements say about the machine."""
+
+    ranks: list[int]
+    node_of: dict[int, int | None]
+    contexts: list[str]
+    signals: frozenset[str]
+    counters: frozenset[str]
+    hosts: frozenset[str]
+    strict: frozenset[str]  # window members registered NCCL_WIN_STRICT_ORDERING
+    only_on: dict[str, set[int]]  # names declared on some ranks only (buf@0 = 1)
+    path: str | None = None
+    source: str | None = None
+    next_op: int = 0
+    barrier_gen: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def new_op(self) -> int:
+        self.next_op += 1
+        return self.next_op
+
+    def loc(self, ref: A.LocRef, rank: int | None) -> str:
+        """The canonical name ``x@k`` of ``ref`` named by a thread of ``rank``."""
+        k = ref.rank if ref.rank is not None else rank
+        if k is None:
+            raise UnsupportedError(
+                f"'{ref.name}' needs a rank here: write {ref.name}@k", pos=ref.pos)
+        if k not in self.ranks:
+            raise UnsupportedError(f"there is no rank {k} in this test", pos=ref.pos)
+        if ref.name in self.only_on and k not in self.only_on[ref.name]:
+            where = ", ".join(str(r) for r in sorted(self.only_on[ref.name]))
+            raise UnsupportedError(
+                f"'{ref.name}' is declared on rank {where} only, not on rank {k}", pos=ref.pos)
+        return f"{ref.name}@{k}"
+
+
+def _scope_tags(opts: A.GinOptions) -> set[str]:
+    return {SCOPE_TAG[opts.given or "thread"], "REQ_SYS" if opts.required == "sys" else "REQ_GPU"}
+
+
+@dataclass
+class _Op:
+    """Emits the events of one operation on one queue."""
+
+    st: PathState
+    world: World
+    family: str  # GIN | SHMEM
+    ctx: str
+    peer: int
+    op: int
+    label: str
+    pos: object
+
+    @property
+    def rank(self) -> int:
+        r = self.st.place.gpu
+        assert r is not None
+        return r
+
+    @property
+    def agent(self) -> str:
+        return f"nic{self.rank}.{self.ctx}.{self.peer}"
+
+    def _kw(self) -> dict[str, object]:
+        return {"op": self.op, "rank": self.rank, "ctx": self.ctx, "peer": self.peer,
+                "pos": self.pos}
+
+    def issue(self, tags: set[str]) -> None:
+        self.st.emit("F", None, {self.family, "ISSUE"} | tags, self.label, **self._kw())  # type: ignore[arg-type]
+        self.st.emit("F", None, {self.family, "PXY"}, f"{self.label} / proxy",
+                     agent=f"proxy{self.rank}", **self._kw())  # type: ignore[arg-type]
+
+    def nic(self, kind: str, loc: str | None, tags: set[str], what: str,
+            value: Expr | None = None) -> ReadVal | None:
+        base = {self.family, "NIC"} | tags
+        if kind in ("R", "W"):
+            base |= {"RLX", "SYS"}
+        ev = self.st.emit(kind, loc, base, f"{self.label} / {what}", value=value,
+                          scope="sys" if kind in ("R", "W") else None, agent=self.agent,
+                          **self._kw())  # type: ignore[arg-type]
+        return ReadVal(ev.eid) if kind == "R" else None
+
+    def rmw(self, loc: str, tags: set[str], what: str, update: Callable[[Expr], Expr]) -> None:
+        r = self.nic("R", loc, tags | {"ATOM"}, f"{what} R")
+        assert r is not None
+        w = self.st.emit("W", loc, {self.family, "NIC", "RLX", "SYS", "ATOM"} | tags,
+                         f"{self.label} / {what} W", value=update(r), scope="sys",
+                         agent=self.agent, **self._kw())  # type: ignore[arg-type]
+        self.st.builder.rmw.add((r.eid, w.eid))
+        self.st.builder.data.add((r.eid, w.eid))
+
+    def local_completion(self) -> None:
+        self.nic("F", None, {"LC"}, "local completion")
+
+
+def _registration(world: World, loc_name: str, family: str) -> str:
+    name = loc_name.rsplit("@", 1)[0]
+    if family == "SHMEM":
+        return "RO"  # the symmetric heap is one registration (R-IBGDA-6)
+    if name in world.signals or name in world.counters or name in world.strict:
+        return "SO"
+    return "RO"
+
+
+def _signal(o: _Op, spec: A.SignalSpec | None, *, strength: str | None = None,
+            legacy: bool = False, target: str | None = None, amount: int = 1,
+            explicit: bool = False, extra: set[str] | None = None) -> None:
+    if spec is not None:
+        loc = o.world.loc(spec.target, o.peer)
+        kind = spec.kind
+        amount, explicit = spec.amount, spec.explicit_amount
+        if kind == "va":
+            tags = {"VA", "LEGACY"}
+        else:
+            tags = {"IDX", "STRONG" if kind == "strong" else "WEAK"}
+    else:
+        assert target is not None
+        loc = target
+        tags = {"IDX", "LEGACY" if legacy else (strength or "STRONG")}
+    reg = "SO" if target is not None else _registration(o.world, loc, o.family)
+    tags |= {"SIG", "RSP", reg,
+             "ADD" if explicit else "INC"} | (extra or set())
+    o.rmw(loc, tags, f"signal {loc}", lambda r: BinOp("add", r, amount))
+
+
+def _put(st: PathState, world: World, ins: A.GinPut, label: str) -> None:
+    rank = st.place.gpu
+    dst = world.loc(ins.dst, rank)
+    peer = int(dst.rsplit("@", 1)[1])
+    o = _Op(st, world, "GIN", ins.ctx, peer, world.new_op(), label, ins.pos)
+    tags = {"PUT"} | _scope_tags(ins.options) | ({"AGG"} if ins.options.aggregate else set())
+    o.issue(tags)
+    if isinstance(ins.src, A.LocRef):
+        src = world.loc(ins.src, rank)
+        v: Expr | None = o.nic("R", src, {"NR", "LCL"}, f"read {src}")
+    else:
+        v = ins.src.value
+    o.nic("W", dst, {"NW", "RSP", _registration(world, dst, "GIN")}, f"write {dst}", value=v)
+    if ins.signal is not None:
+        _signal(o, ins.signal)
+    o.local_completion()
+    if ins.counter is not None:
+        c = world.loc(A.LocRef(ins.counter), rank)
+        o.rmw(c, {"CTR", "LCL", "SO"}, f"counter {c}", lambda r: BinOp("add", r, 1))
+
+
+def _gin_signal(st: PathState, world: World, ins: A.GinSignal, label: str) -> None:
+    target = world.loc(ins.signal.target, st.place.gpu)
+    peer = int(target.rsplit("@", 1)[1])
+    o = _Op(st, world, "GIN", ins.ctx, peer, world.new_op(), label, ins.pos)
+    o.issue({"SIGOP"} | _scope_tags(ins.options)
+            | ({"AGG"} if ins.options.aggregate else set()))
+    _signal(o, ins.signal)
+    o.local_completion()
+
+
+def _get(st: PathState, world: World, family: str, ctx: str, dst_ref: A.LocRef,
+         src_ref: A.LocRef, label: str, pos: object, blocking: bool) -> None:
+    rank = st.place.gpu
+    src = world.loc(src_ref, rank)
+    dst = world.loc(dst_ref, rank)
+    peer = int(src.rsplit("@", 1)[1])
+    o = _Op(st, world, family, ctx, peer, world.new_op(), label, pos)
+    o.issue({"GET"} | ({"BLOCKING"} if blocking else set()))
+    v = o.nic("R", src, {"NR", "RSP"}, f"read {src}")
+    o.nic("W", dst, {"NW", "LCL"}, f"write {dst}", value=v)
+    o.local_completion()
+
+
+def _wait(st: PathState, loc: str, cmp: str, value: int, label: str, pos: object,
+          family: str, relaxed: bool = False) -> Iterator[PathState]:
+    tags = {family, "GWAIT", "RLX" if relaxed else "ACQ", "SYS"}
+    r = st.read(loc, tags, label, scope="sys", pos=pos, rank=st.place.gpu)  # type: ignore[arg-type]
+    if st.assume(CmpExpr(cmp, r, value)):
+        yield st
+
+
+def _barrier(st: PathState, world: World, family: str, contexts: list[str], level: str,
+             label: str, pos: object) -> Iterator[PathState]:
+    """NCCL's barrier session (R-GIN-15), NVSHMEM's barrier_all: signal every rank,
+    then wait for every rank's signal."""
+    rank = st.place.gpu
+    assert rank is not None
+    extra = {"BARSIG"} | ({"BARNONE"} if level == "none" else set())
+    for ctx in contexts:
+        key = (st.thread, f"{family}.{ctx}")
+        gen = world.barrier_gen.get(key, 0) + 1
+        world.barrier_gen[key] = gen
+        for peer in world.ranks:
+            o = _Op(st, world, family, ctx, peer, world.new_op(), f"{label} (signal {peer})", pos)
+            o.issue({"SIGOP", "GIVEN_THREAD", "REQ_GPU"})
+            _signal(o, None, legacy=True, target=f"bar.{ctx}.r{rank}@{peer}", extra=extra)
+            o.local_completion()
+    states = [st]
+    for ctx in contexts:
+        gen = world.barrier_gen[(st.thread, f"{family}.{ctx}")]
+        for peer in world.ranks:
+            nxt: list[PathState] = []
+            for s in states:
+                nxt.extend(_wait(s, f"bar.{ctx}.r{peer}@{rank}", "ge", gen,
+                                 f"{label} (wait {peer})", pos, family))
+            states = nxt
+    if level == "get":
+        for s in states:
+            for ctx in contexts:
+                s.emit("F", None, {family, "FLUSH"}, f"{label} (flush)", pos=pos,  # type: ignore[arg-type]
+                       rank=rank, ctx=ctx)
+    yield from states
+
+
+def step(st: PathState, world: World, ins: A.Instr, label: str) -> Iterator[PathState]:
+    """Lower one GIN or NVSHMEM call (the PTX ones go to lower/ptx.py)."""
+    st.pc += 1
+    rank = st.place.gpu
+    if rank is None:
+        raise UnsupportedError("GIN and NVSHMEM calls are made by GPU threads "
+                               "(place the thread on a gpu)", pos=ins.pos)
+    if isinstance(ins, A.GinPut):
+        _put(st, world, ins, label)
+    elif isinstance(ins, A.GinSignal):
+        _gin_signal(st, world, ins, label)
+    elif isinstance(ins, A.GinGet):
+        _get(st, world, "GIN", ins.ctx, ins.dst, ins.src, label, ins.pos, blocking=False)
+    elif isinstance(ins, A.GinFlush):
+        st.emit("F", None, {"GIN", "FLUSH"}, label, pos=ins.pos, rank=rank, ctx=ins.ctx)
+    elif isinstance(ins, A.GinWait):
+        loc = world.loc(A.LocRef(ins.name), rank)
+        yield from _wait(st, loc, "ge", ins.value, label, ins.pos, "GIN")
+        return
+    elif isinstance(ins, A.GinRead):
+        loc = world.loc(A.LocRef(ins.name), rank)
+        tags = {"GIN", "GWAIT", "RLX" if ins.relaxed else "ACQ", "SYS"}
+        st.regs[ins.dst.name] = st.read(loc, tags, label, scope="sys", pos=ins.pos,
+                                        rank=rank)  # type: ignore[arg-type]
+    elif isinstance(ins, A.GinReset):
+        loc = world.loc(A.LocRef(ins.name), rank)
+        st.emit("W", loc, {"GIN", "RESET", "RLX", "SYS"}, label, value=0, scope="sys",
+                pos=ins.pos, rank=rank)
+    elif isinstance(ins, A.GinBarrier):
+        ctxs = list(world.contexts) if ins.all_contexts else [ins.ctx]
+        yield from _barrier(st, world, "GIN", ctxs, ins.kind, label, ins.pos)
+        return
+    elif isinstance(ins, A.ShmemCall):
+        yield from _shmem(st, world, ins, label)
+        return
+    else:
+        raise UnsupportedError(f"not a GIN or NVSHMEM call: {type(ins).__name__}", pos=ins.pos)
+    yield st
+
+
+def _shmem(st: PathState, world: World, ins: A.ShmemCall, label: str) -> Iterator[PathState]:
+    rank = st.place.gpu
+    op = ins.op
+    if op in ("fence", "quiet"):
+        st.emit("F", None, {"SHMEM", "SHFENCE" if op == "fence" else "QUIET"}, label,
+                pos=ins.pos, rank=rank, ctx=SHMEM_CTX)
+        yield st
+        return
+    if op == "barrier_all":
+        st.emit("F", None, {"SHMEM", "QUIET"}, f"{label} (quiet)", pos=ins.pos, rank=rank,
+                ctx=SHMEM_CTX)
+        yield from _barrier(st, world, "SHMEM", [SHMEM_CTX], "put", label, ins.pos)
+        return
+    if op == "wait_until":
+        assert ins.signal is not None and ins.cmp is not None and ins.value is not None
+        loc = world.loc(ins.signal, rank)
+        yield from _wait(st, loc, CMP[ins.cmp], ins.value, label, ins.pos, "SHMEM")
+        return
+    if op in ("get", "get_nbi"):
+        assert ins.dst is not None and ins.src is not None
+        _get(st, world, "SHMEM", SHMEM_CTX, ins.dst, ins.src, label, ins.pos,
+             blocking=op == "get")
+        yield st
+        return
+    target_ref = ins.dst if ins.dst is not None else ins.signal
+    assert target_ref is not None
+    target = world.loc(target_ref, rank)
+    peer = int(target.rsplit("@", 1)[1])
+    o = _Op(st, world, "SHMEM", SHMEM_CTX, peer, world.new_op(), label, ins.pos)
+    if op in ("put", "put_nbi", "put_signal", "put_signal_nbi"):
+        assert ins.src is not None
+        o.issue({"PUT"} | ({"BLOCKING"} if op in ("put", "put_signal") else set()))
+        src = world.loc(ins.src, rank)
+        v = o.nic("R", src, {"NR", "LCL"}, f"read {src}")
+        o.nic("W", target, {"NW", "RSP", "RO"}, f"write {target}", value=v)
+        if op.startswith("put_signal"):
+            assert ins.signal is not None and ins.signal_value is not None
+            _shmem_signal(o, world.loc(ins.signal, rank), ins.signal_value,
+                          ins.signal_op or "add", {"WEAK"})
+    elif op == "p":
+        assert ins.value is not None
+        o.issue({"PUT", "BLOCKING"})
+        o.nic("W", target, {"NW", "RSP", "RO"}, f"write {target}", value=ins.value)
+    elif op == "signal_op":
+        assert ins.signal_value is not None
+        o.issue({"SIGOP"})
+        _shmem_signal(o, target, ins.signal_value, ins.signal_op or "add", {"WEAK"})
+    elif op == "atomic_add":
+        assert ins.value is not None
+        o.issue({"AMOOP"})
+        amount = ins.value
+        o.rmw(target, {"AMO", "RSP", "RO"}, f"atomic add {target}",
+              lambda r: BinOp("add", r, amount))
+    else:
+        raise UnsupportedError(f"unsupported NVSHMEM call shmem.{op}", pos=ins.pos)
+    o.local_completion()
+    yield st
+
+
+def _shmem_signal(o: _Op, loc: str, value: int, sig_op: str, tags: set[str]) -> None:
+    all_tags = tags | {"SIG", "IDX", "RSP", "RO", "ADD" if sig_op == "add" else "SET"}
+    if sig_op == "add":
+        o.rmw(loc, all_tags, f"signal {loc}", lambda r: BinOp("add", r, value))
+    else:
+        o.rmw(loc, all_tags, f"signal {loc}", lambda r: value)
