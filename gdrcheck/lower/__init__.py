@@ -178,6 +178,7 @@ def _world(test: A.Test) -> World:
     counters: set[str] = set()
     hosts: set[str] = set()
     strict: set[str] = set()
+    windows: dict[str, tuple[str, ...]] = {}
     for item in test.init:
         if isinstance(item, A.InitLoc):
             if item.loc.rank is None:
@@ -192,6 +193,7 @@ def _world(test: A.Test) -> World:
         elif isinstance(item, A.HostDecl):
             hosts.add(item.name)
         elif isinstance(item, A.WindowDecl):
+            windows[item.name] = item.members
             if item.strict:
                 strict.update(item.members)
     for t in list(_prop_terms(test.condition.prop)) + list(test.locations):
@@ -201,7 +203,7 @@ def _world(test: A.Test) -> World:
         only_on.pop(name, None)
     contexts.sort(key=lambda c: (len(c), c))
     return World(sorted(ranks), node_of, contexts, frozenset(signals), frozenset(counters),
-                 frozenset(hosts), frozenset(strict), only_on, test.path, test.source)
+                 frozenset(hosts), frozenset(strict), only_on, windows, test.path, test.source)
 
 
 def _lower_gin(test: A.Test, unroll: int) -> Program:

@@ -63,6 +63,7 @@ class World:
     hosts: frozenset[str]
     strict: frozenset[str]  # window members registered NCCL_WIN_STRICT_ORDERING
     only_on: dict[str, set[int]]  # names declared on some ranks only (buf@0 = 1)
+    windows: dict[str, tuple[str, ...]] = field(default_factory=dict)  # window -> members
     path: str | None = None
     source: str | None = None
     next_op: int = 0
@@ -176,19 +177,39 @@ def _signal(o: _Op, spec: A.SignalSpec | None, *, strength: str | None = None,
     o.rmw(loc, tags, f"signal {loc}", lambda r: BinOp("add", r, amount))
 
 
+def _words(world: World, ref: A.LocRef) -> list[A.LocRef]:
+    """A put of a window moves each of its words (R-IB-4: in no particular order)."""
+    members = world.windows.get(ref.name)
+    if members is None:
+        return [ref]
+    return [A.LocRef(m, ref.rank, ref.pos) for m in members]
+
+
 def _put(st: PathState, world: World, ins: A.GinPut, label: str) -> None:
     rank = st.place.gpu
-    dst = world.loc(ins.dst, rank)
-    peer = int(dst.rsplit("@", 1)[1])
+    dsts = _words(world, ins.dst)
+    peer_ref = world.loc(dsts[0], rank)
+    peer = int(peer_ref.rsplit("@", 1)[1])
     o = _Op(st, world, "GIN", ins.ctx, peer, world.new_op(), label, ins.pos)
     tags = {"PUT"} | _scope_tags(ins.options) | ({"AGG"} if ins.options.aggregate else set())
     o.issue(tags)
+    srcs: list[A.LocRef] | None = None
     if isinstance(ins.src, A.LocRef):
-        src = world.loc(ins.src, rank)
-        v: Expr | None = o.nic("R", src, {"NR", "LCL"}, f"read {src}")
-    else:
-        v = ins.src.value
-    o.nic("W", dst, {"NW", "RSP", _registration(world, dst, "GIN")}, f"write {dst}", value=v)
+        srcs = _words(world, ins.src)
+        if len(srcs) != len(dsts):
+            raise UnsupportedError(
+                f"the source has {len(srcs)} word(s) and the destination {len(dsts)}",
+                pos=ins.pos)
+    for i, dref in enumerate(dsts):
+        dst = world.loc(dref, rank)
+        if srcs is not None:
+            src = world.loc(srcs[i], rank)
+            v: Expr | None = o.nic("R", src, {"NR", "LCL"}, f"read {src}")
+        else:
+            assert isinstance(ins.src, A.Const)
+            v = ins.src.value
+        o.nic("W", dst, {"NW", "RSP", _registration(world, dst, "GIN")}, f"write {dst}",
+              value=v)
     if ins.signal is not None:
         _signal(o, ins.signal)
     o.local_completion()

@@ -1,0 +1,156 @@
+"""The GIN and NVSHMEM lowering (gdrcheck/lower/gin.py): events, tags, static
+relations, per-rank locations, waits, barriers and the errors a user can make."""
+
+from __future__ import annotations
+
+import pytest
+
+from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.errors import UnsupportedError
+from gdrcheck.litmus import parse_litmus
+from gdrcheck.lower import lower
+from gdrcheck.lower.program import Event, Program
+
+HEAD = " P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;\n"
+
+
+def prog(init: str, rows: list[str], cond: str = "exists (1:r0 = 0)") -> Program:
+    text = f"GIN T\n{{ {init} }}\n{HEAD}" + "".join(r + " ;\n" for r in rows) + cond + "\n"
+    return lower(parse_litmus(text, "t.litmus"))
+
+
+def by_tag(p: Program, *tags: str) -> list[Event]:
+    """Events carrying every tag; "R"/"W"/"F" select the kind."""
+    kinds = {t for t in tags if t in ("R", "W", "F")}
+    rest = set(tags) - kinds
+    return [e for e in p.events if rest <= e.tags and (not kinds or e.kind in kinds)]
+
+
+def env_of(p: Program) -> dict[str, object]:
+    ex = {e.eid: True for e in p.events}
+    return base_env(Frame(p, ex, {}, {}, {}))  # type: ignore[arg-type]
+
+
+def pairs(env: dict[str, object], name: str) -> set[tuple[int, int]]:
+    return set(env[name].m)  # type: ignore[attr-defined]
+
+
+def test_put_with_strong_signal_and_counter() -> None:
+    p = prog("x = 0; buf@0 = 1; S : signal; C : counter;",
+             ["gin.put c0, x@1, buf, sig=S, ctr=C | gin.wait_signal S, 1",
+              " | ld.relaxed.sys r0, x"])
+    (issue,) = by_tag(p, "ISSUE")
+    assert {"GIN", "PUT", "GIVEN_THREAD", "REQ_GPU"} <= issue.tags and issue.agent == ""
+    (nr,) = by_tag(p, "NR")
+    (nw,) = by_tag(p, "NW")
+    assert nr.loc == "buf@0" and {"LCL", "RLX", "SYS"} <= nr.tags
+    assert nw.loc == "x@1" and {"RSP", "RO"} <= nw.tags
+    assert (nr.eid, nw.eid) in p.data
+    sig = by_tag(p, "SIG")
+    assert [e.kind for e in sig] == ["R", "W"] and all(e.loc == "S@1" for e in sig)
+    assert {"STRONG", "IDX", "INC", "SO"} <= sig[1].tags
+    assert (sig[0].eid, sig[1].eid) in p.rmw
+    ctr = by_tag(p, "CTR")
+    assert [e.loc for e in ctr] == ["C@0", "C@0"] and "LCL" in ctr[0].tags
+    # NIC and proxy events act for the thread but are not in its program order
+    for e in by_tag(p, "NIC") + by_tag(p, "PXY"):
+        assert e.parent is None and e.agent and e.thread == 0 and e.op == issue.op
+    assert by_tag(p, "NIC")[0].agent == "nic0.c0.1"
+    # the wait is an acquire at system scope, and a failed wait is a discarded path
+    (wait,) = by_tag(p, "GWAIT")
+    assert {"ACQ", "SYS"} <= wait.tags and wait.loc == "S@1"
+    assert any(lf.cut for lf in p.leaves if lf.thread == 1)
+
+
+def test_static_relations() -> None:
+    p = prog("x = 0; y = 0; buf@0 = 1; S : signal;",
+             ["gin.put c0, x@1, buf | ld.relaxed.sys r0, x",
+              "gin.put c1, y@1, buf |", "gin.signal c0, S@1 |", "gin.flush c0 |"])
+    env = env_of(p)
+    issues = by_tag(p, "ISSUE")
+    a, b, c = (e.eid for e in issues)
+    assert (a, c) in pairs(env, "qp") and (a, b) not in pairs(env, "qp")
+    assert (a, b) in pairs(env, "speer")
+    (flush,) = by_tag(p, "FLUSH")
+    assert (a, flush.eid) in pairs(env, "sctx") and (b, flush.eid) not in pairs(env, "sctx")
+    nw = by_tag(p, "NW")[0]
+    (reader,) = [e for e in p.events if e.thread == 1]
+    assert (nw.eid, reader.eid) in pairs(env, "own")
+    assert (nw.eid, issues[0].eid) not in pairs(env, "int")  # NIC events are not the thread's
+    assert (nw.eid, issues[0].eid) not in pairs(env, "po")
+
+
+def test_strict_window_and_weak_and_va_signals() -> None:
+    p = prog("x = 0; f = 0; buf@0 = 1; S : signal; window W strict = {f};",
+             ["gin.put c0, f@1, buf, wsig=S | ld.relaxed.sys r0, x",
+              "gin.signal c0, f@1+2, va |"])
+    nw = by_tag(p, "NW")[0]
+    assert "SO" in nw.tags
+    weak, va = by_tag(p, "SIG", "W")
+    assert {"WEAK", "IDX", "INC"} <= weak.tags
+    assert {"VA", "LEGACY", "ADD", "SO"} <= va.tags and va.loc == "f@1"
+
+
+def test_get_and_put_value() -> None:
+    p = prog("x = 0; y@0 = 0;", ["gin.get c0, y, x@1 | ld.relaxed.sys r0, x",
+                                 "gin.put_value c0, x@1, 7 |"])
+    nr, = by_tag(p, "NR")
+    assert nr.loc == "x@1" and "RSP" in nr.tags
+    nws = by_tag(p, "NW")
+    assert nws[0].loc == "y@0" and "LCL" in nws[0].tags
+    assert nws[1].value == 7 and not by_tag(p, "NR", "LCL")
+
+
+def test_window_put_moves_every_word() -> None:
+    p = prog("a = 0; b = 0; sa@0 = 1; sb@0 = 1; window D = {a, b}; window Src = {sa, sb};",
+             ["gin.put c0, D@1, Src | ld.relaxed.sys r0, a"])
+    assert [e.loc for e in by_tag(p, "NR")] == ["sa@0", "sb@0"]
+    assert [e.loc for e in by_tag(p, "NW")] == ["a@1", "b@1"]
+
+
+def test_barrier_signals_every_rank_then_waits() -> None:
+    p = prog("x = 0;", ["gin.barrier c0, get | gin.barrier c0, put",
+                        " | ld.relaxed.sys r0, x"])
+    sigs = [e for e in by_tag(p, "SIG", "W") if e.thread == 0]
+    assert sorted(e.loc for e in sigs) == ["bar.c0.r0@0", "bar.c0.r0@1"]
+    assert all({"LEGACY", "BARSIG", "SO"} <= e.tags for e in sigs)
+    waits = [e.loc for e in by_tag(p, "GWAIT") if e.thread == 0]
+    assert waits == ["bar.c0.r0@0", "bar.c0.r1@0"]
+    assert [e.ctx for e in by_tag(p, "FLUSH")] == ["c0"]  # level get flushes afterwards
+
+
+def test_shmem_calls() -> None:
+    p = prog("x = 0; S = 0; buf@0 = 1;",
+             ["shmem.put_signal x@1, buf, S, 1, set | shmem.wait_until S, ==, 1",
+              "shmem.fence | ld.relaxed.sys r0, x", "shmem.atomic_add x@1, 2 |",
+              "shmem.quiet |"])
+    issue = by_tag(p, "ISSUE")[0]
+    assert {"SHMEM", "PUT", "BLOCKING"} <= issue.tags and issue.ctx == "shmem"
+    sig = by_tag(p, "SIG", "W")[0]
+    assert {"WEAK", "SET", "RO"} <= sig.tags and sig.value == 1
+    assert by_tag(p, "SHFENCE") and by_tag(p, "QUIET") and by_tag(p, "AMO", "W")
+
+
+def test_condition_names_and_aliases() -> None:
+    p = prog("x = 0; buf@0 = 1;", ["gin.put c0, x@1, buf | ld.relaxed.sys r0, x"],
+             "exists (x = 1)")
+    assert p.aliases == {"x": "x@1"}
+    with pytest.raises(UnsupportedError, match="name the rank"):
+        prog("x = 0;", ["st.relaxed.sys x, 1 | st.relaxed.sys x, 2"], "exists (x = 1)")
+
+
+@pytest.mark.parametrize("init,row,msg", [
+    ("buf@0 = 1;", "ld.relaxed.sys r0, buf@1 |", "declared on rank 0 only"),
+    ("x = 0;", "ld.relaxed.sys r0, x@1 |", "is on node 1"),
+])
+def test_errors(init: str, row: str, msg: str) -> None:
+    with pytest.raises(UnsupportedError, match=msg) as info:
+        prog(init, [row])
+    assert info.value.pos.line > 0
+
+
+def test_nvlink_within_a_node_is_allowed() -> None:
+    text = ("GIN L\n{ x = 0; }\n P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 0 ;\n"
+            " st.release.sys x@1, 1 | ld.acquire.sys r0, x ;\nexists (1:r0 = 1)\n")
+    p = lower(parse_litmus(text, "t.litmus"))
+    assert [e.loc for e in p.events if not e.is_init] == ["x@1", "x@1"]
