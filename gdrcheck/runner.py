@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gdrcheck.cat.loader import LoadedModel, load_model
+from gdrcheck.cat.loader import FEATURES, LoadedModel, available_models, load_model
 from gdrcheck.engine.explicit import ExplicitEngine
 from gdrcheck.engine.result import Result
 from gdrcheck.engine.smt import SmtEngine
 from gdrcheck.errors import InputError, UnsupportedError
 from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.features import test_features
 from gdrcheck.lower import DEFAULT_UNROLL, lower
 
 ENGINES = ("smt", "explicit")
@@ -48,6 +49,40 @@ def get_model(name: str, include_dirs: Sequence[str] = ()) -> LoadedModel:
     return _load(name, tuple(include_dirs))
 
 
+def load_models(include_dirs: Sequence[str] = ()
+                ) -> tuple[dict[str, LoadedModel], list[InputError]]:
+    """Every model on the search path, by name, and the errors of those that do not load."""
+    models: dict[str, LoadedModel] = {}
+    errors: list[InputError] = []
+    for name in available_models(include_dirs):
+        try:
+            models[name] = get_model(name, include_dirs)
+        except InputError as err:
+            errors.append(err)
+    return models, errors
+
+
+def accepts(model: LoadedModel, test: A.Test) -> bool:
+    """Whether ``model`` describes every kind of instruction ``test`` uses."""
+    return test_features(test) <= model.accepts
+
+
+def accepting_models(test: A.Test, include_dirs: Sequence[str] = ()) -> list[str]:
+    """The names of the available models that accept ``test`` (sorted). Raises the
+    error of the first model that does not load."""
+    models, errors = load_models(include_dirs)
+    if errors:
+        raise errors[0]
+    return [name for name, m in models.items() if accepts(m, test)]
+
+
+def _feature_words(features: frozenset[str]) -> str:
+    """``GIN calls``, ``X86 instructions``, ``PTX instructions and GIN calls``."""
+    kinds = [f"{f} {'calls' if f in ('GIN', 'SHMEM') else 'instructions'}"
+             for f in FEATURES if f in features]
+    return " and ".join(kinds)
+
+
 def check_test(
     test: A.Test,
     model: str | ModelSpec,
@@ -69,10 +104,11 @@ def check_test(
         known = ", ".join(sorted(loaded.variant_names)) or "none"
         raise InputError(f"model '{spec.name}' has no variant {', '.join(unknown)} "
                          f"(its variants: {known})")
-    if test.arch == "GIN":
+    missing = test_features(test) - loaded.accepts
+    if missing:
         raise UnsupportedError(
-            f"GIN test '{test.name}' is not supported yet by model '{spec}': the GIN and "
-            "NVSHMEM calls parse, but their lowering and the GIN models are not written yet",
+            f"model '{spec.name}' does not describe {_feature_words(missing)} (it accepts "
+            f"{', '.join(f for f in FEATURES if f in loaded.accepts) or 'nothing'})",
             test.path,
         )
     prog = lower(test, unroll)

@@ -113,7 +113,7 @@ def test_unbound_name_in_model_is_exit_2_with_position(tmp_path: Path) -> None:
     assert "unbound name 'nosuchrel'" in err
 
 
-def test_gin_test_is_a_clear_not_supported_yet(tmp_path: Path) -> None:
+def test_gin_test_under_a_model_without_gin_is_exit_2(tmp_path: Path) -> None:
     f = tmp_path / "gin.litmus"
     f.write_text(
         "GIN MP+put+strongsig\n"
@@ -125,7 +125,7 @@ def test_gin_test_is_a_clear_not_supported_yet(tmp_path: Path) -> None:
     )
     code, out, err = run("check", str(f), "--model", "ptx")
     assert code == 2
-    assert "not supported yet by model 'ptx'" in err
+    assert "model 'ptx' does not describe GIN calls (it accepts X86, PTX)" in err
     assert "Traceback" not in err + out
 
 

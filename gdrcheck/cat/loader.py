@@ -4,18 +4,27 @@ Search path, in order: the ``-I`` directories given by the caller, then the
 project's ``specs/`` directory (:data:`SPECS_DIR`; the environment variable
 ``GDRCHECK_SPECS`` replaces it). An ``include "f.cat"`` is looked up first
 next to the including file, then along the same search path.
+
+A model says which kinds of instructions it gives a meaning to with a comment
+pragma at top level of its own file (not of the files it includes)::
+
+    (* @accepts: PTX GIN *)
+
+The words are :data:`FEATURES`; without the pragma a model accepts
+:data:`DEFAULT_ACCEPTS` (the classic x86 and PTX models).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gdrcheck.cat import ast
 from gdrcheck.cat.parser import parse_cat
-from gdrcheck.errors import CatError
+from gdrcheck.errors import CatError, Pos
 
 SPECS_DIR: Path = Path(__file__).resolve().parents[2] / "specs"
 """The project's models; ``$GDRCHECK_SPECS``, when set, is searched instead (see
@@ -24,6 +33,12 @@ SPECS_DIR: Path = Path(__file__).resolve().parents[2] / "specs"
 # herd's library files: gdrcheck defines their relations (po-loc, rfe, fr, ...)
 # as built-ins, so an include of one that is not on the search path is skipped.
 BUILTIN_INCLUDES = frozenset({"stdlib.cat", "cos.cat"})
+
+FEATURES: tuple[str, ...] = ("X86", "PTX", "GIN", "SHMEM")
+"""The words of an ``(* @accepts: ... *)`` pragma, in display order."""
+
+DEFAULT_ACCEPTS: frozenset[str] = frozenset({"X86", "PTX"})
+"""What a model without an ``@accepts`` pragma accepts: x86 and PTX instructions."""
 
 
 def specs_dir() -> Path:
@@ -66,6 +81,8 @@ class LoadedModel:
     variant_names: frozenset[str]
     files: tuple[SourceFile, ...]
     """Every file read, the model itself first."""
+    accepts: frozenset[str]
+    """The kinds of instructions the model describes (its ``@accepts`` pragma)."""
     _origin: dict[int, int] = field(repr=False, compare=False)
 
     def source_of(self, stmt: ast.Stmt) -> SourceFile:
@@ -89,8 +106,18 @@ def find_model(name: str, include_dirs: Sequence[str | Path] = ()) -> Path:
     )
 
 
+def _has_title(path: Path) -> bool:
+    """herd's convention: a model file starts with its name (a title); a file meant
+    only to be included (ptx-defs.cat, pcie.cat, ...) does not."""
+    try:
+        return parse_cat(path.read_text(), str(path)).title is not None
+    except (OSError, CatError):
+        return True  # list it: running it reports the error
+
+
 def available_models(include_dirs: Sequence[str | Path] = ()) -> list[str]:
-    """Names of the models on the search path (library and ``_private`` files left out)."""
+    """Names of the models on the search path: files with a title line; include-only
+    fragments, herd's library files and ``_private`` files are left out."""
     names: set[str] = set()
     for d in search_path(include_dirs):
         if d.is_dir():
@@ -98,6 +125,7 @@ def available_models(include_dirs: Sequence[str | Path] = ()) -> list[str]:
                 p.stem
                 for p in d.glob("*.cat")
                 if p.is_file() and p.name not in BUILTIN_INCLUDES and not p.name.startswith("_")
+                and _has_title(p)
             )
     return sorted(names)
 
@@ -120,8 +148,71 @@ def load_model(name: str, include_dirs: Sequence[str | Path] = ()) -> LoadedMode
         variants=tuple(variants.values()),
         variant_names=frozenset(variants.keys() | used),
         files=tuple(loader.files),
+        accepts=parse_accepts(loader.files[0].text, str(path)),
         _origin=loader.origin,
     )
+
+
+_ACCEPTS = re.compile(r"\s*@accepts\b\s*:?(.*)", re.DOTALL)
+
+
+def parse_accepts(text: str, path: str | None = None) -> frozenset[str]:
+    """The features named by the ``(* @accepts: ... *)`` pragmas among the top-level
+    comments of ``text`` (their union), or :data:`DEFAULT_ACCEPTS` when there is none.
+    Words are separated by spaces or commas; case does not matter."""
+    found: set[str] | None = None
+    for offset, body in _top_comments(text):
+        m = _ACCEPTS.match(body)
+        if m is None:
+            continue
+        words = [w.upper() for w in re.split(r"[\s,]+", m.group(1).strip()) if w]
+        bad = [w for w in words if w not in FEATURES]
+        if bad or not words:
+            what = f"unknown feature '{bad[0]}'" if bad else "no feature named"
+            raise CatError(f"@accepts pragma: {what} (use {', '.join(FEATURES)})",
+                           path, _pos_at(text, offset), text)
+        found = (found or set()) | set(words)
+    return DEFAULT_ACCEPTS if found is None else frozenset(found)
+
+
+def _top_comments(text: str) -> Iterable[tuple[int, str]]:
+    """(offset, body) of every top-level ``(* body *)`` comment; strings and line
+    comments are skipped as the cat lexer does. Unterminated comments end the scan
+    (the parser reports them)."""
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            i += 1
+            while i < n and text[i] not in '"\n':
+                i += 1
+            i += 1
+        elif text.startswith("(*", i):
+            start, depth, j = i, 0, i
+            while j < n:
+                if text.startswith("(*", j):
+                    depth += 1
+                    j += 2
+                elif text.startswith("*)", j):
+                    depth -= 1
+                    j += 2
+                    if depth == 0:
+                        break
+                else:
+                    j += 1
+            if depth:
+                return
+            yield start, text[start + 2:j - 2]
+            i = j
+        elif text.startswith("//", i) or text[i] == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        else:
+            i += 1
+
+
+def _pos_at(text: str, offset: int) -> Pos:
+    line = text.count("\n", 0, offset) + 1
+    return Pos(line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
 
 
 def _search(name: str, dirs: Iterable[Path]) -> Path | None:

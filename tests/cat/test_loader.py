@@ -79,8 +79,8 @@ def test_include_dirs_are_searched_in_order(specs: Path, tmp_path: Path) -> None
 
 
 def test_model_not_found_lists_search_path_and_models(specs: Path, tmp_path: Path) -> None:
-    write(specs / "ptx.cat", "")
-    write(specs / "x86-tso.cat", "")
+    write(specs / "ptx.cat", '"PTX"\n')
+    write(specs / "x86-tso.cat", '"TSO"\n')
     write(specs / "stdlib.cat", "")
     write(specs / "_helpers.cat", "")
     with pytest.raises(CatError) as info:
@@ -94,10 +94,11 @@ def test_model_not_found_lists_search_path_and_models(specs: Path, tmp_path: Pat
 
 def test_available_models(specs: Path, tmp_path: Path) -> None:
     for name in ("ptx", "gin-api", "stdlib", "cos", "_private"):
-        write(specs / f"{name}.cat", "")
+        write(specs / f"{name}.cat", f'"{name}"\n')
+    write(specs / "fragment.cat", "(* include-only: no title *)\nlet a = po\n")
     write(specs / "notes.txt", "")
     write(specs / "sub" / "deep.cat", "")
-    write(tmp_path / "mine" / "mine.cat", "")
+    write(tmp_path / "mine" / "mine.cat", "MINE\n")
     write(tmp_path / "mine" / "ptx.cat", "")
     assert available_models() == ["gin-api", "ptx"]
     assert available_models([tmp_path / "mine", tmp_path / "missing"]) == ["gin-api", "mine", "ptx"]
