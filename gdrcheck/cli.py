@@ -79,11 +79,12 @@ def all_runs(test: A.Test, models: dict[str, LoadedModel], variants: Sequence[st
     return runs
 
 
-def expected_verdict(test: A.Test, spec: ModelSpec, extra_variants: Sequence[str]
-                     ) -> str | None:
-    """The Expect= verdict for exactly this model and set of variants."""
+def expected_verdict(test: A.Test, spec: ModelSpec, extra_variants: Sequence[str],
+                     liveness: bool = False) -> str | None:
+    """The Expect= verdict (or, with ``liveness``, the Liveness= answer: Hang or Live)
+    for exactly this model and set of variants."""
     want = set(spec.variants) | set(extra_variants)
-    for e in test.expectations:
+    for e in test.liveness_expectations if liveness else test.expectations:
         if e.model == spec.name and set(e.variants) == want:
             return e.verdict
     return None
@@ -185,6 +186,10 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             met = None if want is None else want == res.verdict
             if met is False:
                 mismatches += 1
+            live_want = expected_verdict(test, spec, ex, liveness=True)
+            live = "Hang" if res.liveness else "Live"
+            if live_want is not None and live_want != live:
+                mismatches += 1
             rows.append(Row(str(spec), res, want))
             if fmt == "json":
                 records.append(result_json(test, res, None if want is None else
@@ -194,6 +199,10 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                 if want is not None:
                     mark = "ok" if met else "MISMATCH"
                     click.echo(f"Expect {test.name} {spec}: {want} -> {res.verdict} {mark}")
+                if live_want is not None:
+                    mark = "ok" if live_want == live else "MISMATCH"
+                    click.echo(f"Liveness-expect {test.name} {spec}: {live_want} -> {live} "
+                               f"{mark}")
                 click.echo()
         if fmt == "table" and rows:
             console.print(result_table(f"{test.name} ({path})", rows))

@@ -24,7 +24,7 @@ from gdrcheck.cat.values import Formula, Pair, RelV
 from gdrcheck.engine.backends import ConcreteBackend, concrete_check, concrete_closure
 from gdrcheck.engine.base import Frame, base_env
 from gdrcheck.engine.observe import Observables
-from gdrcheck.engine.result import Result, State, Witness, WitnessEvent
+from gdrcheck.engine.result import Result, State, Witness, WitnessEvent, split_flags
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.program import Event, Expr, Leaf, Program, eval_cmp, eval_expr
@@ -127,7 +127,7 @@ class ExplicitEngine:
                 neg_w = _witness(prog, frame, vals, state)
         res.positive = pos_w is not None
         res.negative = neg_w is not None
-        res.flags = sorted(flags)
+        res.flags, res.liveness = split_flags(sorted(flags))
         res.states = sorted(found)
         res.pos_states = sum(1 for s in found if obs.eval_state(test.condition.prop, s))
         res.neg_states = len(found) - res.pos_states
@@ -140,7 +140,7 @@ class ExplicitEngine:
             res.witness = pos_w
         if not res.positive:
             res.axioms = sorted(rejecting)
-        if flags:
+        if res.flags:
             res.verdict = "Undefined"
         res.time = time.perf_counter() - t0
         return res

@@ -30,6 +30,19 @@ class Witness:
     extra: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # fso, syncbar, ...
 
 
+LIVENESS_PREFIX = "liveness."
+"""A flag named ``liveness.NAME`` reports that a wait may block forever (format §4.4:
+a separate liveness question): it is listed in ``Result.liveness`` and does not make
+the verdict Undefined."""
+
+
+def split_flags(names: list[str]) -> tuple[list[str], list[str]]:
+    """(misuse flags, liveness reasons without the prefix)."""
+    misuse = [n for n in names if not n.startswith(LIVENESS_PREFIX)]
+    live = [n[len(LIVENESS_PREFIX):] for n in names if n.startswith(LIVENESS_PREFIX)]
+    return misuse, live
+
+
 @dataclass
 class Result:
     test: str
@@ -42,6 +55,7 @@ class Result:
     witness: Witness | None = None
     axioms: list[str] = field(default_factory=list)  # named checks that rule P out
     flags: list[str] = field(default_factory=list)  # flags that fire (Undefined)
+    liveness: list[str] = field(default_factory=list)  # liveness.* flags: a wait may hang
     states: list[State] | None = None  # all final states, when enumerated
     pos_states: int | None = None
     neg_states: int | None = None

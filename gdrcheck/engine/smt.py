@@ -29,7 +29,7 @@ from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
 from gdrcheck.engine.base import Frame, base_env
 from gdrcheck.engine.observe import Observables
-from gdrcheck.engine.result import Result, State, Witness, WitnessEvent
+from gdrcheck.engine.result import Result, State, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Program, ReadVal
 
@@ -408,6 +408,7 @@ class SmtEngine:
                     return finish(f"solver: {s.reason_unknown()}")
                 res.negative = a2 == z3.sat
                 res.verdict = "Forbidden"
+        res.flags, res.liveness = split_flags(res.flags)
         if res.flags:
             res.verdict = "Undefined"
         if states:

@@ -243,7 +243,7 @@ class SignalSpec:
     or "va" (a VA signal on a window location). ``amount`` is 1 for Inc.
     """
 
-    kind: Literal["strong", "weak", "va"]
+    kind: Literal["strong", "weak", "va", "legacy"]
     target: LocRef  # signal name (indexed) or window location (VA), rank = peer
     amount: int = 1
     explicit_amount: bool = False  # written as S+k (SignalAdd) rather than S (SignalInc)
@@ -306,6 +306,7 @@ class GinWait:
     what: Literal["signal", "counter"]
     name: str
     value: int
+    va: bool = False  # a VA signal: a window location, not a declared signal
     pos: Pos = _pos()
 
 
@@ -317,6 +318,7 @@ class GinRead:
     dst: Reg
     name: str
     relaxed: bool = False
+    va: bool = False  # a VA signal: a window location, not a declared signal
     pos: Pos = _pos()
 
 
@@ -604,6 +606,22 @@ class Test:
                 model_part, _, verdict = item.rpartition(":")
                 names = model_part.split("+")
                 out.append(Expectation(names[0], tuple(names[1:]), verdict, m.pos))
+        return tuple(out)
+
+    @property
+    def liveness_expectations(self) -> tuple[Expectation, ...]:
+        """``Liveness=model{+variant}*:Hang|Live`` entries: whether some blocking wait
+        may block forever under the model (format §4.4; reported as Liveness lines)."""
+        out: list[Expectation] = []
+        for m in self.meta:
+            if m.key != "Liveness":
+                continue
+            for item in m.value.split(","):
+                item = item.strip()
+                if item:
+                    model_part, _, verdict = item.rpartition(":")
+                    names = model_part.split("+")
+                    out.append(Expectation(names[0], tuple(names[1:]), verdict, m.pos))
         return tuple(out)
 
     @property

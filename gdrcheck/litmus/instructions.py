@@ -620,7 +620,7 @@ class _Builder:
                       "location", base.pos)
         else:
             self._declared(base.name, "signal", base.pos)
-        spec_kind = cast(Literal["strong", "weak", "va"], kind)
+        spec_kind = cast(Literal["strong", "weak", "va", "legacy"], kind)
         return SignalSpec(spec_kind, LocRef(base.name, rank, base.pos), amount, explicit, op.pos)
 
     def _options(
@@ -636,19 +636,20 @@ class _Builder:
         flag: str | None = None
         seen: set[str] = set()
         keys = ["given=", "required=", "aggregate"]
-        keys = (["sig=", "wsig=", "vsig=", "ctr="] + keys) if put else (["weak", "va"] + keys)
+        keys = (["sig=", "wsig=", "vsig=", "lsig=", "ctr="] + keys) if put else (
+            ["weak", "va", "legacy"] + keys)
         for op in ops:
             key = op.name if op.kind in ("kw", "name") else op.text
-            if key in seen or (key in ("sig", "wsig", "vsig") and signal is not None) or (
-                key in ("weak", "va") and flag is not None
+            if key in seen or (key in ("sig", "wsig", "vsig", "lsig") and signal is not None) or (
+                key in ("weak", "va", "legacy") and flag is not None
             ):
                 _fail(f"option {op.text!r} conflicts with an earlier one in "
                       f"'{cell.mnemonic}'", op.pos)
             seen.add(key)
             inner = op.inner
-            if op.kind == "kw" and put and key in ("sig", "wsig", "vsig"):
+            if op.kind == "kw" and put and key in ("sig", "wsig", "vsig", "lsig"):
                 assert inner is not None
-                kind = {"sig": "strong", "wsig": "weak", "vsig": "va"}[key]
+                kind = {"sig": "strong", "wsig": "weak", "vsig": "va", "lsig": "legacy"}[key]
                 signal = self._signal_spec(inner, kind, peer, in_put=True)
             elif op.kind == "kw" and put and key == "ctr":
                 assert inner is not None
@@ -661,7 +662,7 @@ class _Builder:
                 required = _word(inner, ("gpu", "sys"), "a scope for required=")
             elif op.kind == "name" and key == "aggregate":
                 aggregate = True
-            elif op.kind == "name" and not put and key in ("weak", "va"):
+            elif op.kind == "name" and not put and key in ("weak", "va", "legacy"):
                 flag = key
             else:
                 _fail(f"unknown option {op.text!r} for '{cell.mnemonic}' (expected "
@@ -693,11 +694,11 @@ class _Builder:
 
     def gin_signal(self, cell: Cell, parts: list[str]) -> Instr:
         if len(cell.operands) < 2:
-            _arity(cell, 2, 2, "gin.signal c0, S@1{+k}{, weak|va}{, options}")
+            _arity(cell, 2, 2, "gin.signal c0, S@1{+k}{, weak|va|legacy}{, options}")
         ops = cell.operands
         ctx = self._ctx(ops[0])
         _, _, options, flag = self._options(cell, ops[2:], None, put=False)
-        kind = {None: "strong", "weak": "weak", "va": "va"}[flag]
+        kind = {None: "strong", "weak": "weak", "va": "va", "legacy": "legacy"}[flag]
         spec = self._signal_spec(ops[1], kind, None, in_put=False)
         return GinSignal(ctx, spec, options, cell.pos)
 
@@ -711,24 +712,44 @@ class _Builder:
         ctx = self._ctx(ops[0])
         return GinGet(ctx, _loc(ops[1], "a local location"), _loc(ops[2]), cell.pos)
 
+    def _va_flag(self, cell: Cell, ops: Sequence[Operand], at: int) -> bool:
+        if len(ops) <= at:
+            return False
+        _word(ops[at], ("va",), "'va' (a VA signal: a window location)")
+        return True
+
+    def _va_name(self, op: Operand) -> str:
+        if op.kind != "name":
+            _fail(f"expected the thread's own window location, found {op.text!r}", op.pos)
+        if op.name in self.ctx.signals or op.name in self.ctx.counters:
+            _fail(f"{op.name!r} is a signal or counter; a VA signal is a window location",
+                  op.pos)
+        return op.name
+
     def gin_wait_signal(self, cell: Cell, parts: list[str]) -> Instr:
-        _arity(cell, 2, 2, "gin.wait_signal S, value")
+        _arity(cell, 2, 3, "gin.wait_signal S, value{, va}")
         ops = cell.operands
-        return GinWait("signal", self._signal_name(ops[0]), _int(ops[1]), cell.pos)
+        va = self._va_flag(cell, ops, 2)
+        name = self._va_name(ops[0]) if va else self._signal_name(ops[0])
+        return GinWait("signal", name, _int(ops[1]), va, cell.pos)
 
     def gin_wait_counter(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 2, 2, "gin.wait_counter C, value")
         ops = cell.operands
-        return GinWait("counter", self._signal_name(ops[0], "counter"), _int(ops[1]), cell.pos)
+        return GinWait("counter", self._signal_name(ops[0], "counter"), _int(ops[1]),
+                       pos=cell.pos)
 
     def _read(self, cell: Cell, parts: list[str], what: str) -> Instr:
         q = _qualifiers(cell, parts, {"order": ("relaxed",)}, base=2)
-        _arity(cell, 2, 2, f"gin.read_{what}{{.relaxed}} r, {what[0].upper()}")
+        va_opt = "{, va}" if what == "signal" else ""
+        _arity(cell, 2, 3 if what == "signal" else 2,
+               f"gin.read_{what}{{.relaxed}} r, {what[0].upper()}{va_opt}")
         ops = cell.operands
         dst = _reg(ops[0], "a destination register")
-        name = self._signal_name(ops[1], what)
+        va = self._va_flag(cell, ops, 2)
+        name = self._va_name(ops[1]) if va else self._signal_name(ops[1], what)
         return GinRead("signal" if what == "signal" else "counter", dst, name, "order" in q,
-                       cell.pos)
+                       va, cell.pos)
 
     def gin_read_signal(self, cell: Cell, parts: list[str]) -> Instr:
         return self._read(cell, parts, "signal")

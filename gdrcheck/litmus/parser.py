@@ -216,12 +216,14 @@ class _Parser:
                 _fail(f"unexpected {found!r}: expected a metadata line 'Key=Value' or '{{' to "
                       "start the init block", self.pos(i))
             item = Meta(m.group(1), m.group(2).strip(), self.pos(i))
-            if item.key == "Expect":
+            if item.key in ("Expect", "Liveness"):
                 self.check_expect(item, i + m.start(2) - m.start())
             meta.append(item)
             i = m.end()
 
     def check_expect(self, item: Meta, value_offset: int) -> None:
+        key = item.key
+        allowed = VERDICTS if key == "Expect" else ("Hang", "Live")
         offset = value_offset
         for raw in self.text[value_offset:].split("\n", 1)[0].split(","):
             entry = raw.strip()
@@ -231,18 +233,18 @@ class _Parser:
                 continue
             model_part, colon, verdict = entry.rpartition(":")
             if not colon:
-                _fail(f"bad Expect= entry {entry!r}: expected model{{+variant}}:Verdict, "
+                _fail(f"bad {key}= entry {entry!r}: expected model{{+variant}}:Verdict, "
                       "e.g. gin-api:Forbidden", at)
             names = model_part.split("+")
             if not _MODEL_RE.fullmatch(names[0]):
-                _fail(f"bad model name {names[0]!r} in Expect= (lower-case letters, digits "
+                _fail(f"bad model name {names[0]!r} in {key}= (lower-case letters, digits "
                       "and '-')", at)
             for variant in names[1:]:
                 if not _VARIANT_RE.fullmatch(variant):
-                    _fail(f"bad variant name {variant!r} in Expect=", at)
-            if verdict not in VERDICTS:
-                _fail(f"unknown verdict {verdict!r} in Expect= (expected Allowed, Forbidden, "
-                      "Required or Undefined)", at)
+                    _fail(f"bad variant name {variant!r} in {key}=", at)
+            if verdict not in allowed:
+                words = ", ".join(allowed[:-1]) + " or " + allowed[-1]
+                _fail(f"unknown verdict {verdict!r} in {key}= (expected {words})", at)
 
     def init_end(self, blanked: str, start: int) -> int:
         depth = 0

@@ -230,7 +230,7 @@ def _gin_instr(i: Instr) -> str:
         src = str(i.src.value) if isinstance(i.src, Const) else str(i.src)
         args = [i.ctx, str(i.dst), src]
         if i.signal is not None:
-            key = {"strong": "sig", "weak": "wsig", "va": "vsig"}[i.signal.kind]
+            key = {"strong": "sig", "weak": "wsig", "va": "vsig", "legacy": "lsig"}[i.signal.kind]
             args.append(f"{key}={_signal(i.signal)}")
         if i.counter is not None:
             args.append(f"ctr={i.counter}")
@@ -248,10 +248,11 @@ def _gin_instr(i: Instr) -> str:
     if isinstance(i, GinGet):
         return f"gin.get {i.ctx}, {i.dst}, {i.src}"
     if isinstance(i, GinWait):
-        return f"gin.wait_{i.what} {i.name}, {i.value}"
+        return f"gin.wait_{i.what} {i.name}, {i.value}" + (", va" if i.va else "")
     if isinstance(i, GinRead):
         relaxed = ".relaxed" if i.relaxed else ""
-        return f"gin.read_{i.what}{relaxed} {i.dst.name}, {i.name}"
+        va = ", va" if i.va else ""
+        return f"gin.read_{i.what}{relaxed} {i.dst.name}, {i.name}{va}"
     if isinstance(i, GinReset):
         return f"gin.reset_{i.what} {i.name}"
     if isinstance(i, GinBarrier):

@@ -165,6 +165,8 @@ def _signal(o: _Op, spec: A.SignalSpec | None, *, strength: str | None = None,
         amount, explicit = spec.amount, spec.explicit_amount
         if kind == "va":
             tags = {"VA", "LEGACY"}
+        elif kind == "legacy":
+            tags = {"IDX", "LEGACY"}
         else:
             tags = {"IDX", "STRONG" if kind == "strong" else "WEAK"}
     else:
@@ -242,8 +244,9 @@ def _get(st: PathState, world: World, family: str, ctx: str, dst_ref: A.LocRef,
 
 
 def _wait(st: PathState, loc: str, cmp: str, value: int, label: str, pos: object,
-          family: str, relaxed: bool = False) -> Iterator[PathState]:
-    tags = {family, "GWAIT", "RLX" if relaxed else "ACQ", "SYS"}
+          family: str, relaxed: bool = False, extra: set[str] | None = None
+          ) -> Iterator[PathState]:
+    tags = {family, "GWAIT", "RLX" if relaxed else "ACQ", "SYS"} | (extra or set())
     r = st.read(loc, tags, label, scope="sys", pos=pos, rank=st.place.gpu)  # type: ignore[arg-type]
     if st.assume(CmpExpr(cmp, r, value)):
         yield st
@@ -299,11 +302,14 @@ def step(st: PathState, world: World, ins: A.Instr, label: str) -> Iterator[Path
         st.emit("F", None, {"GIN", "FLUSH"}, label, pos=ins.pos, rank=rank, ctx=ins.ctx)
     elif isinstance(ins, A.GinWait):
         loc = world.loc(A.LocRef(ins.name), rank)
-        yield from _wait(st, loc, "ge", ins.value, label, ins.pos, "GIN")
+        yield from _wait(st, loc, "ge", ins.value, label, ins.pos, "GIN",
+                         extra={"VA"} if ins.va else set())
         return
     elif isinstance(ins, A.GinRead):
         loc = world.loc(A.LocRef(ins.name), rank)
         tags = {"GIN", "GWAIT", "RLX" if ins.relaxed else "ACQ", "SYS"}
+        if ins.va:
+            tags.add("VA")
         st.regs[ins.dst.name] = st.read(loc, tags, label, scope="sys", pos=ins.pos,
                                         rank=rank)  # type: ignore[arg-type]
     elif isinstance(ins, A.GinReset):

@@ -84,6 +84,8 @@ def format_result(test: A.Test, res: Result, show_witness: bool = False) -> str:
     out.append(f"Positive: {pos} Negative: {neg}")
     for f in res.flags:
         out.append(f"Flag {f}")
+    for f in res.liveness:
+        out.append(f"Liveness {res.test} {res.model} may hang: {f}")
     q = test.condition.quantifier
     out.append(f"Condition {q} ({format_prop(test.condition.prop)})")
     if res.verdict != "Unknown":

@@ -42,6 +42,7 @@ def result_json(test: A.Test, res: Result, expectation: dict[str, Any] | None = 
         "negative": res.negative,
         "axioms": res.axioms,
         "flags": res.flags,
+        "liveness": res.liveness,
         "states": None if res.states is None else [dict(s) for s in res.states],
         "witness": None if res.witness is None else witness_json(res.witness),
         "time": round(res.time, 6),

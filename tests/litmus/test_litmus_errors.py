@@ -99,7 +99,7 @@ CASES = [
     (gin("gin.put c0, x@1, buf, sig=S, wsig=S"), "4:31",
      "option 'wsig=S' conflicts with an earlier one in 'gin.put'"),
     (gin("gin.put c0, x@1, buf, foo=1"), "4:24",
-     "unknown option 'foo=1' for 'gin.put' (expected sig=, wsig=, vsig=, ctr=, given=, required= "
+     "unknown option 'foo=1' for 'gin.put' (expected sig=, wsig=, vsig=, lsig=, ctr=, given=, required= "
      "or aggregate)"),
     (gin("gin.put c0, x@1, buf, given=warp"), "4:30",
      "expected a scope for given= (thread, cta, gpu or sys), found 'warp'"),
@@ -113,7 +113,7 @@ CASES = [
     (gin("gin.signal c0, S@1, weak, va"), "4:28",
      "option 'va' conflicts with an earlier one in 'gin.signal'"),
     (gin("gin.signal c0, S@1, ctr=C"), "4:22",
-     "unknown option 'ctr=C' for 'gin.signal' (expected weak, va, given=, required= or "
+     "unknown option 'ctr=C' for 'gin.signal' (expected weak, va, legacy, given=, required= or "
      "aggregate)"),
     (gin("gin.wait_signal S@1, 1"), "4:18",
      "a rank waits on, reads and resets its own signals: write S, not S@1"),
