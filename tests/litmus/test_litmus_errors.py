@@ -99,8 +99,8 @@ CASES = [
     (gin("gin.put c0, x@1, buf, sig=S, wsig=S"), "4:31",
      "option 'wsig=S' conflicts with an earlier one in 'gin.put'"),
     (gin("gin.put c0, x@1, buf, foo=1"), "4:24",
-     "unknown option 'foo=1' for 'gin.put' (expected sig=, wsig=, vsig=, lsig=, ctr=, given=, required= "
-     "or aggregate)"),
+     "unknown option 'foo=1' for 'gin.put' (expected sig=, wsig=, vsig=, lsig=, ctr=, given=, "
+     "required= or aggregate)"),
     (gin("gin.put c0, x@1, buf, given=warp"), "4:30",
      "expected a scope for given= (thread, cta, gpu or sys), found 'warp'"),
     (gin("gin.put c0, x@1, buf, required=cta"), "4:33",
