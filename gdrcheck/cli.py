@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,6 +23,9 @@ from gdrcheck.report.herd import format_result
 from gdrcheck.report.json import result_json
 from gdrcheck.report.table import Row, result_table
 from gdrcheck.runner import ENGINES, ModelSpec, accepts, check_test, get_model, load_models
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ALL = "all"
 """``--model all``: every model that accepts the test."""
@@ -90,6 +93,16 @@ def expected_verdict(test: A.Test, spec: ModelSpec, extra_variants: Sequence[str
     return None
 
 
+def _console() -> Console:
+    """rich output; when piped, wide enough that model names are not cut."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=max(console.width, 140))
+    return console
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gdrcheck")
 def main() -> None:
@@ -121,7 +134,6 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
           variants: tuple[str, ...], engine: str, fmt: str | None, timeout: float | None,
           states: bool, show_witness: bool, unroll: int) -> None:
     """Check litmus FILES: the verdict of each condition under the model."""
-    from rich.console import Console
 
     from gdrcheck.litmus import load_litmus
 
@@ -136,7 +148,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
         sys.exit(2)
     all_mode = all_variants is not None
     fmt = fmt or ("table" if all_mode else "herd")
-    console = Console(highlight=False)
+    console = _console()
     models: dict[str, LoadedModel] = {}
     wanted: list[str] = []
     if all_variants is not None:
@@ -240,7 +252,6 @@ def refines(impl: str, spec: str, files: tuple[str, ...], include_dirs: tuple[st
     not. A spec verdict of Undefined allows anything. Exit code 1 when (a) is not
     empty, 2 on bad input.
     """
-    from rich.console import Console
 
     from gdrcheck.refine import LIBRARY_DIR, refine
     from gdrcheck.report.refines import print_refines, refines_json
@@ -263,7 +274,7 @@ def refines(impl: str, spec: str, files: tuple[str, ...], include_dirs: tuple[st
     if fmt == "json":
         click.echo(json.dumps(refines_json(report), indent=2))
     else:
-        print_refines(report, Console(highlight=False))
+        print_refines(report, _console())
     sys.exit(2 if report.errors else 0 if report.refines else 1)
 
 
@@ -279,7 +290,6 @@ def _shown(path: Path) -> str:
 @click.option("-I", "include_dirs", multiple=True, type=click.Path(file_okay=False))
 def models(include_dirs: tuple[str, ...]) -> None:
     """List the models and their variants."""
-    from rich.console import Console
     from rich.table import Table
 
     from gdrcheck.cat.loader import available_models
@@ -301,7 +311,7 @@ def models(include_dirs: tuple[str, ...]) -> None:
                        for v in sorted(m.variant_names)) or "-"
         table.add_row(name, m.title or "", " ".join(f for f in FEATURES if f in m.accepts),
                       vs, str(m.path))
-    Console().print(table)
+    _console().print(table)
 
 
 if __name__ == "__main__":  # pragma: no cover
