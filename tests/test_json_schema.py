@@ -24,7 +24,7 @@ IRIW = str(ROOT / "litmus" / "classic" / "IRIW.litmus")
 
 FIELDS = (
     "schema", "test", "file", "model", "engine", "condition", "quantifier", "verdict", "ok",
-    "observation", "positive", "negative", "axioms", "flags", "states", "witness", "time",
+    "observation", "positive", "negative", "axioms", "flags", "liveness", "states", "witness", "time",
     "reason", "expect",
 )
 

@@ -36,6 +36,8 @@ TAGS = (
     "NIC", "NR", "NW", "SIG", "AMO", "CTR", "LC", "RSP", "LCL", "RO", "SO",
     "STRONG", "WEAK", "LEGACY", "IDX", "VA", "INC", "ADD", "SET", "BARSIG", "BARNONE",
     "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET",
+    # the async proxy (cp.async.bulk)
+    "ASYNC", "ASYNCWAIT",
 )
 
 

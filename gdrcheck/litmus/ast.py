@@ -169,6 +169,25 @@ class PtxRed:
 
 
 @dataclass(frozen=True)
+class PtxAsyncStore:
+    """``cp.async.bulk x, v``: a bulk (TMA) copy into global ``x`` of a shared-memory
+    buffer holding ``v``, performed by the async proxy (PTX ISA §8.9.1.1). A litmus
+    shorthand for ``cp.async.bulk.global.shared::cta.bulk_group [x], [smem], n``."""
+
+    loc: LocRef
+    value: Value
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxAsyncWait:
+    """``cp.async.bulk.wait_group N``: wait until the thread's bulk copies are complete."""
+
+    groups: int = 0
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
 class PtxFence:
     """``fence.sc.gpu``, ``fence.acq_rel.cta``, ``membar.gl`` (== fence.sc.gpu),
     ``fence.proxy.async`` (kind="proxy.async", scope None)."""
@@ -227,6 +246,7 @@ class Goto:
 
 PtxInstr = (
     PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
+    | PtxAsyncStore | PtxAsyncWait
 )
 
 

@@ -32,6 +32,8 @@ from gdrcheck.litmus.ast import (
     Label,
     LocalOp,
     LocRef,
+    PtxAsyncStore,
+    PtxAsyncWait,
     PtxAtom,
     PtxBarrier,
     PtxFence,
@@ -382,7 +384,8 @@ BRANCH_MNEMONICS = {cond: mn for mn, cond in _BRANCHES.items()}
 MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
 # Qualifiers accepted and dropped: the (default) global state space and integer types.
 _IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
-_PTX_KNOWN = "ld, st, atom, red, fence, membar, bar, barrier, branches, goto and register ops"
+_PTX_KNOWN = ("ld, st, atom, red, cp.async.bulk, fence, membar, bar, barrier, branches, goto "
+              "and register ops")
 
 
 def _qualifiers(
@@ -462,6 +465,18 @@ class _Builder:
         return cast(Instr, method(cell, parts))
 
     # ---- PTX memory operations
+
+    def ptx_cp(self, cell: Cell, parts: list[str]) -> Instr:
+        if parts[:3] != ["cp", "async", "bulk"] or len(parts) not in (3, 4) or (
+                len(parts) == 4 and parts[3] != "wait_group"):
+            _fail(f"unknown instruction {cell.mnemonic!r} (expected cp.async.bulk x, v or "
+                  "cp.async.bulk.wait_group N)", cell.pos)
+        ops = cell.operands
+        if len(parts) == 4:
+            _arity(cell, 1, 1, "cp.async.bulk.wait_group N")
+            return PtxAsyncWait(_int(ops[0], "a group count"), cell.pos)
+        _arity(cell, 2, 2, "cp.async.bulk x, v")
+        return PtxAsyncStore(_loc(ops[0], "a global location"), _value(ops[1]), cell.pos)
 
     def ptx_ld(self, cell: Cell, parts: list[str]) -> Instr:
         q = _qualifiers(cell, parts, {"semantics": LD_SEMS, "scope": SCOPES})

@@ -41,6 +41,8 @@ from gdrcheck.litmus.ast import (
     Or,
     Placement,
     Prop,
+    PtxAsyncStore,
+    PtxAsyncWait,
     PtxAtom,
     PtxBarrier,
     PtxFence,
@@ -204,6 +206,10 @@ def instr(i: Instr) -> str:
         return _call(_dotted("atom", i.sem, i.scope, i.op), args)
     if isinstance(i, PtxRed):
         return f"{_dotted('red', i.sem, i.scope, i.op)} {i.loc}, {value(i.value)}"
+    if isinstance(i, PtxAsyncStore):
+        return f"cp.async.bulk {i.loc}, {value(i.value)}"
+    if isinstance(i, PtxAsyncWait):
+        return f"cp.async.bulk.wait_group {i.groups}"
     if isinstance(i, PtxFence):
         return _dotted("fence", i.kind, i.scope)
     if isinstance(i, PtxBarrier):

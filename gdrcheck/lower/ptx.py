@@ -86,6 +86,13 @@ def step(
     elif isinstance(ins, (A.PtxAtom, A.PtxRed)):
         yield from _rmw(st, ins, label, resolve(ins.loc))
         return
+    elif isinstance(ins, A.PtxAsyncStore):
+        # the async proxy's write (PTX ISA 8.9.1.1: ordered after the thread's prior
+        # instructions, not part of its program order: the models decide)
+        st.emit("W", resolve(ins.loc), {"WEAK", "ASYNC"}, label, value=value(st, ins.value),
+                pos=ins.pos)
+    elif isinstance(ins, A.PtxAsyncWait):
+        st.emit("F", None, {"ASYNCWAIT"}, label, pos=ins.pos)
     elif isinstance(ins, A.PtxFence):
         if ins.kind.startswith("proxy"):
             st.emit("F", None, {"PROXY"}, label, pos=ins.pos)
