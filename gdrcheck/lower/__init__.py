@@ -221,26 +221,26 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
     for th in test.threads:
         pl = th.placement
         if pl.host:
-            raise UnsupportedError(
-                "host threads are not supported by the GIN lowering yet", test.path, th.pos,
-                test.source)
-        place = Placement(0 if pl.cta is None else pl.cta, pl.gpu if pl.gpu is not None else 0,
-                          pl.node)
+            # a CPU thread of a node: system-scope PTX-like accesses to named ranks' memory
+            place = Placement(None, None, pl.node)
+        else:
+            place = Placement(0 if pl.cta is None else pl.cta,
+                              pl.gpu if pl.gpu is not None else 0, pl.node)
         rank = place.gpu
-        assert rank is not None
         instrs = th.instrs
         labels = {ins.name: i for i, ins in enumerate(instrs) if isinstance(ins, A.Label)}
         texts = [print_instr(ins) for ins in instrs]
 
-        def resolve(ref: A.LocRef, rank: int = rank, node: int | None = pl.node) -> str:
+        def resolve(ref: A.LocRef, rank: int | None = rank,
+                    node: int | None = pl.node) -> str:
             name = world.loc(ref, rank)
             k = int(name.rsplit("@", 1)[1])
             other = world.node_of.get(k)
             if k != rank and node is not None and other is not None and other != node:
+                who = "its own node" if rank is not None else "the host's node"
                 raise UnsupportedError(
-                    f"{name} is on node {other}: a load or store reaches only the GPUs of "
-                    f"its own node (node {node}) over NVLink; use gin.put/gin.get",
-                    pos=ref.pos)
+                    f"{name} is on node {other}: a load or store reaches only the memory of "
+                    f"{who} (node {node}); use gin.put/gin.get", pos=ref.pos)
             return name
 
         def step(st: PathState, instrs: tuple[A.Instr, ...] = instrs,

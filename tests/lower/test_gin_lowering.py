@@ -154,3 +154,17 @@ def test_nvlink_within_a_node_is_allowed() -> None:
             " st.release.sys x@1, 1 | ld.acquire.sys r0, x ;\nexists (1:r0 = 1)\n")
     p = lower(parse_litmus(text, "t.litmus"))
     assert [e.loc for e in p.events if not e.is_init] == ["x@1", "x@1"]
+
+
+def test_host_thread_names_ranks() -> None:
+    text = ("GIN H\n{ h : host = 0; }\n P0@cta 0,gpu 0,node 0 | P1@host,node 0 ;\n"
+            " ld.relaxed.sys r0, h | st.relaxed.sys h@0, 1 ;\nexists (0:r0 = 1)\n")
+    p = lower(parse_litmus(text, "t.litmus"))
+    (st,) = [e for e in p.events if e.thread == 1]
+    assert st.loc == "h@0" and st.gpu is None
+    bare = text.replace("st.relaxed.sys h@0, 1", "st.relaxed.sys h, 1")
+    with pytest.raises(UnsupportedError, match="needs a rank"):
+        lower(parse_litmus(bare, "t.litmus"))
+    call = text.replace("st.relaxed.sys h@0, 1", "gin.flush c0")
+    with pytest.raises(UnsupportedError, match="GPU threads"):
+        lower(parse_litmus(call, "t.litmus"))
