@@ -24,8 +24,8 @@ IRIW = str(ROOT / "litmus" / "classic" / "IRIW.litmus")
 
 FIELDS = (
     "schema", "test", "file", "model", "engine", "condition", "quantifier", "verdict", "ok",
-    "observation", "positive", "negative", "axioms", "flags", "liveness", "states", "witness", "time",
-    "reason", "expect",
+    "observation", "positive", "negative", "axioms", "flags", "liveness", "states", "witness",
+    "time", "reason", "expect",
 )
 
 
