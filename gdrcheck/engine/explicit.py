@@ -317,7 +317,7 @@ def _witness(prog: Program, frame: Frame, vals: dict[int, int], state: State) ->
         else:
             v = None
         events.append(WitnessEvent(eid, e.thread, e.kind, e.loc, v, e.label,
-                                   tuple(sorted(e.tags))))
+                                   tuple(sorted(e.tags)), e.agent))
     co: dict[str, list[int]] = {}
     for we in events:
         if we.kind == "W" and we.loc is not None:

@@ -17,6 +17,7 @@ class WitnessEvent:
     value: int | None
     label: str
     tags: tuple[str, ...]
+    agent: str = ""  # "" for the thread itself, else the NIC queue or proxy acting for it
 
 
 @dataclass

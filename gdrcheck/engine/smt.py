@@ -465,7 +465,7 @@ class SmtEngine:
             else:
                 val = None
             wevents.append(WitnessEvent(e.eid, e.thread, e.kind, e.loc, val, e.label,
-                                        tuple(sorted(e.tags))))
+                                        tuple(sorted(e.tags)), e.agent))
         rf = [p for p, f in enc.rf_var.items() if true(f)]
         co: dict[str, list[int]] = {}
         for e in executed:

@@ -37,18 +37,21 @@ def format_state(st: State) -> str:
 def format_witness(w: Witness) -> list[str]:
     lines = ["Witness execution:"]
     by_id = {e.eid: e for e in w.events}
-    threads = sorted({e.thread for e in w.events})
-    for t in threads:
-        name = "init" if t < 0 else f"P{t}"
-        evs = [e for e in w.events if e.thread == t]
+    # the thread's own events, then the agents (NIC queues, proxies) acting for it
+    groups = sorted({(e.thread, e.agent) for e in w.events},
+                    key=lambda g: (g[0], g[1] != "", g[1]))
+    for t, agent in groups:
+        name = "init" if t < 0 else f"P{t}" + (f" {agent}" if agent else "")
+        evs = [e for e in w.events if e.thread == t and e.agent == agent]
         parts = []
         for e in evs:
+            label = e.label.split(" / ", 1)[-1] if agent else e.label
             if e.kind in ("R", "W") and t < 0:
                 parts.append(f"e{e.eid}:W({e.loc})={e.value}")
             elif e.kind in ("R", "W"):
-                parts.append(f"e{e.eid}:{e.kind}({e.loc})={e.value} [{e.label}]")
+                parts.append(f"e{e.eid}:{e.kind}({e.loc})={e.value} [{label}]")
             else:
-                parts.append(f"e{e.eid}:{e.label}")
+                parts.append(f"e{e.eid}:{label}")
         sep = "  " if t < 0 else "\n      "
         lines.append(f"  {name}: " + sep.join(parts))
     if w.rf:

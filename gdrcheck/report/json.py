@@ -15,7 +15,7 @@ def witness_json(w: Witness) -> dict[str, Any]:
     return {
         "events": [
             {"id": e.eid, "thread": e.thread, "kind": e.kind, "loc": e.loc, "value": e.value,
-             "label": e.label, "tags": list(e.tags)}
+             "label": e.label, "tags": list(e.tags), "agent": e.agent}
             for e in w.events
         ],
         "rf": [list(p) for p in w.rf],
