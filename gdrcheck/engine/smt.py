@@ -90,6 +90,12 @@ def encode_candidates(prog: Program) -> Encoding:
     read_val = {e.eid: z3.Int(f"v{e.eid}") for e in ev if e.kind == "R"}
     enc = Encoding(prog, None, cons, read_val, {}, {}, {}, {}, {})  # type: ignore[arg-type]
     block_f: dict[int, Formula] = {}
+    # A block whose sibling is a dead end (a cut leaf with no events and no sub-blocks:
+    # the failing outcome of a blocking wait) runs whenever its parent does; its
+    # condition becomes a constraint. Semantics-preserving (executions down the dead
+    # end are discarded anyway), and it keeps every event after a wait "must".
+    busy = {e.block for e in ev} | {b.parent for b in prog.blocks if b.parent is not None}
+    dead = {lf.block for lf in prog.leaves if lf.cut} - busy
     for blk in prog.blocks:
         if blk.parent is None:
             block_f[blk.bid] = True
@@ -98,6 +104,13 @@ def encode_candidates(prog: Program) -> Encoding:
         c = _cmp(blk.cond.op, enc.value(blk.cond.left), enc.value(blk.cond.right))
         if not blk.positive:
             c = z3.Not(c)
+        sibling = [b.bid for b in prog.blocks
+                   if b.parent == blk.parent and b.cond == blk.cond
+                   and b.positive != blk.positive and b.bid != blk.bid]
+        if sibling and sibling[0] in dead and blk.bid not in dead:
+            cons.append(z3.Implies(to_z3(block_f[blk.parent]), c))
+            block_f[blk.bid] = block_f[blk.parent]
+            continue
         var = z3.Bool(f"blk{blk.bid}")
         cons.append(var == to_z3(f_and(block_f[blk.parent], c)))
         block_f[blk.bid] = var
@@ -304,14 +317,23 @@ class Query:
     prop: z3.BoolRef
     filter: z3.BoolRef | None
     observables: Observables
+    used_variants: frozenset[str] = frozenset()
+    """With ``variant_vars``: the variants that can change a formula (the others are
+    inert for this test)."""
 
 
 def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
-                test: A.Test, path_of: Any = None) -> Query:
+                test: A.Test, path_of: Any = None,
+                variant_vars: dict[str, z3.BoolRef] | None = None) -> Query:
+    """Encode ``test`` under the model ``stmts``. ``variant_vars`` (gdrcheck sweep)
+    leaves those variants free: z3 Booleans instead of fixed choices (the cat
+    interpreter's symbolic-variant mode); a check inside an ``if`` then applies only
+    under its guard."""
     enc = encode_candidates(prog)
     backend = SymbolicBackend()
     env = base_env(enc.frame)
-    ev = Interpreter(env, backend, variants, path_of).run(stmts)
+    ev = Interpreter(env, backend, variants, path_of,
+                     symbolic_variants=variant_vars).run(stmts)
     enc.constraints.extend(backend.defs)
     backend.defs = []
     # deadlock freedom: no barrier waits for an arrival that comes after it
@@ -323,7 +345,11 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     flag_terms: dict[str, z3.BoolRef] = {}
     for i, c in enumerate(ev.checks):
         holds = backend.holds(c)
+        if c.guard is not True:  # symbolic variants: the check applies under its guard
+            holds = z3.And(c.guard, holds) if c.flag else z3.Implies(c.guard, holds)
         if c.flag:
+            if c.name in flag_terms and c.guard is not True:  # one flag, several guards
+                holds = z3.Or(flag_terms[c.name], holds)
             flag_terms[c.name] = holds
         else:
             lit = z3.Bool(f"axiom!{i}!{c.name}")
@@ -333,7 +359,8 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     obs = Observables(test)
     prop = obs.prop_z3(test.condition.prop, enc)
     filt = obs.prop_z3(test.filter, enc) if test.filter is not None else None
-    return Query(enc, backend, ev.checks, axiom_lits, flag_terms, prop, filt, obs)
+    return Query(enc, backend, ev.checks, axiom_lits, flag_terms, prop, filt, obs,
+                 frozenset(ev.used_variants))
 
 
 class SmtEngine:

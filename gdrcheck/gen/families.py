@@ -1,0 +1,124 @@
+"""Families of generated tests with a size parameter (issue 5): the classic shapes as
+cycles of edges (gdrcheck.gen.cycles), and GIN communication patterns written
+directly.
+
+- ``SB-n``: n threads in a ring, each writes its location and reads the next one
+  (Fre PodWR)^n;
+- ``LB-n``: (Rfe PodRW)^n;
+- ``IRIW-k``: k writers and k readers, reader i reads the locations of writers i and
+  i+1 in opposite orders (Rfe PodRR Fre)^k;
+- ``MP-chain-n``: WRC generalised: a write passed along n-2 relaying threads
+  (Rfe (PodRW Rfe)^(n-2) PodRR Fre);
+- ``ISA2-n``: PodWW Rfe (PodRW Rfe)^(n-2) PodRR Fre;
+- ``gin-fan-in-n[xk]``: n sender ranks each put k words to one receiver, then a strong
+  signal on the same context; the receiver waits for the n signals and reads every
+  word (exists: some word is still 0); one signal per sender, as DeepEP's per-source
+  tail counters;
+- ``gin-fan-out-n[xk]``: one sender puts k words to each of n receivers, each with a
+  strong signal; each receiver waits and reads;
+- ``gin-ring-n``: rank i waits for rank i-1's signal, then puts its token to rank i+1
+  with a bundled strong signal; the last rank checks the first token arrived.
+"""
+
+from __future__ import annotations
+
+from gdrcheck.errors import InputError
+from gdrcheck.gen.cycles import build_cycle
+
+FAMILIES = ("SB", "LB", "IRIW", "MP-chain", "ISA2", "gin-fan-in", "gin-fan-out", "gin-ring")
+
+
+def family(name: str, size: int, dialect: str = "x86", width: int = 1) -> tuple[str, str]:
+    """(test name, litmus text) of family ``name`` at ``size`` (``width``: words per put
+    group for the GIN fans)."""
+    if size < 2:
+        raise InputError("a family's size is at least 2")
+    cyc: list[str] | None = None
+    if name == "SB":
+        cyc = ["Fre", "PodWR"] * size
+    elif name == "LB":
+        cyc = ["Rfe", "PodRW"] * size
+    elif name == "IRIW":
+        cyc = ["Rfe", "PodRR", "Fre"] * size
+    elif name == "MP-chain":
+        cyc = ["Rfe"] + ["PodRW", "Rfe"] * (size - 2) + ["PodRR", "Fre"]
+    elif name == "ISA2":
+        cyc = ["PodWW", "Rfe"] + ["PodRW", "Rfe"] * (size - 2) + ["PodRR", "Fre"]
+    if cyc is not None:
+        if dialect == "gin":
+            raise InputError(f"family {name} is generated for x86 and ptx (GIN: gin-*)")
+        text = build_cycle(cyc, dialect)
+        tname = f"{name}-{size}"
+        first, rest = text.split("\n", 1)
+        return tname, f"{first.split()[0]} {tname}\n{rest}"
+    if name == "gin-fan-in":
+        return _fan_in(size, width)
+    if name == "gin-fan-out":
+        return _fan_out(size, width)
+    if name == "gin-ring":
+        return _ring(size)
+    raise InputError(f"unknown family '{name}' (choose from {', '.join(FAMILIES)})")
+
+
+def _text(name: str, doc: str, init: str, headers: list[str], cols: list[list[str]],
+          cond: str) -> str:
+    depth = max(len(c) for c in cols)
+    width = [max([len(x) for x in c] + [len(h)]) for c, h in zip(cols, headers, strict=True)]
+    head = " " + " | ".join(h.ljust(w) for h, w in zip(headers, width, strict=True)) + " ;"
+    rows = [" " + " | ".join((c[r] if r < len(c) else "").ljust(w)
+                             for c, w in zip(cols, width, strict=True)) + " ;"
+            for r in range(depth)]
+    return f"GIN {name}\n\"{doc}\"\n{{ {init} }}\n{head}\n" + "\n".join(rows) + \
+        f"\nexists ({cond})\n"
+
+
+def _fan_in(n: int, k: int) -> tuple[str, str]:
+    name = f"gin-fan-in-{n}x{k}"
+    recv = 0
+    words = [f"d{i}_{j}" for i in range(1, n + 1) for j in range(k)]
+    init = " ".join(f"{w}@{recv} = 0;" for w in words) + "".join(
+        f" s@{i} = {i};" for i in range(1, n + 1)) + "".join(
+        f" S{i} : signal;" for i in range(1, n + 1))
+    headers = [f"P0@cta 0,gpu {recv},node {recv}"] + [
+        f"P{i}@cta 0,gpu {i},node {i}" for i in range(1, n + 1)]
+    reader = [f"gin.wait_signal S{i}, 1" for i in range(1, n + 1)] + [
+        f"ld.relaxed.sys r{j}, {w}" for j, w in enumerate(words)]
+    senders = [[f"gin.put c0, d{i}_{j}@{recv}, s" for j in range(k)]
+               + [f"gin.signal c0, S{i}@{recv}"] for i in range(1, n + 1)]
+    cond = " \\/ ".join(f"0:r{j} = 0" for j in range(len(words)))
+    doc = (f"{n} ranks x {k} puts into one receiver, each sender then raising its own "
+           "strong signal on the same context (R-GIN-3): once every signal is seen, every "
+           "word is there")
+    return name, _text(name, doc, init, headers, [reader] + senders, cond)
+
+
+def _fan_out(n: int, k: int) -> tuple[str, str]:
+    name = f"gin-fan-out-{n}x{k}"
+    words = [f"d{j}" for j in range(k)]
+    init = " ".join(f"{w} = 0;" for w in words) + " s@0 = 1; S : signal;"
+    headers = ["P0@cta 0,gpu 0,node 0"] + [f"P{i}@cta 0,gpu {i},node {i}"
+                                           for i in range(1, n + 1)]
+    sender = []
+    for i in range(1, n + 1):
+        sender += [f"gin.put c0, {w}@{i}, s" for w in words] + [f"gin.signal c0, S@{i}"]
+    readers = [["gin.wait_signal S, 1"] + [f"ld.relaxed.sys r{j}, {w}"
+                                           for j, w in enumerate(words)]
+               for _ in range(1, n + 1)]
+    cond = " \\/ ".join(f"{i}:r{j} = 0" for i in range(1, n + 1) for j in range(k))
+    doc = (f"one rank puts {k} words to each of {n} ranks, each with a strong signal "
+           "(R-GIN-3): every receiver that sees its signal sees its words")
+    return name, _text(name, doc, init, headers, [sender] + readers, cond)
+
+
+def _ring(n: int) -> tuple[str, str]:
+    name = f"gin-ring-{n}"
+    init = "t = 0; t@0 = 7; S : signal;"
+    headers = [f"P{i}@cta 0,gpu {i},node {i}" for i in range(n)]
+    cols = [[f"gin.put c0, t@1, t, sig=S"]]
+    for i in range(1, n):
+        col = ["gin.wait_signal S, 1"]
+        col += [f"gin.put c0, t@{i + 1}, t, sig=S"] if i < n - 1 else ["ld.relaxed.sys r0, t"]
+        cols.append(col)
+    doc = (f"a token passed around {n} ranks by puts with bundled strong signals (R-GIN-2, "
+           "R-GIN-13): the last rank sees the first rank's token")
+    return name, _text(name, doc, init, headers, cols, f"{n - 1}:r0 != 7")
