@@ -109,7 +109,7 @@ def build_cycle(names: list[str], dialect: str, scope: str = "sys") -> str:
     # events: event i is the source of edge i (and the target of edge i-1)
     thread = 0
     evs: list[_Ev] = []
-    for i, e in enumerate(edges):
+    for e in edges:
         evs.append(_Ev(thread, e.src))
         if e.external:
             thread += 1
@@ -118,7 +118,7 @@ def build_cycle(names: list[str], dialect: str, scope: str = "sys") -> str:
     letters = ["x", "y", "z", "a", "b", "c", "d", "e", "f", "g", "h", "k", "m", "n", "p", "q"]
     loc_id = 0
     locs: list[int] = []
-    for i, e in enumerate(edges):
+    for e in edges:
         locs.append(loc_id)
         if not e.same_loc:
             loc_id += 1

@@ -114,7 +114,7 @@ def _ring(n: int) -> tuple[str, str]:
     name = f"gin-ring-{n}"
     init = "t = 0; t@0 = 7; S : signal;"
     headers = [f"P{i}@cta 0,gpu {i},node {i}" for i in range(n)]
-    cols = [[f"gin.put c0, t@1, t, sig=S"]]
+    cols = [["gin.put c0, t@1, t, sig=S"]]
     for i in range(1, n):
         col = ["gin.wait_signal S, 1"]
         col += [f"gin.put c0, t@{i + 1}, t, sig=S"] if i < n - 1 else ["ld.relaxed.sys r0, t"]
