@@ -130,9 +130,18 @@ def main() -> None:
 @click.option("--show-witness", is_flag=True, help="Print the witness execution.")
 @click.option("--unroll", type=int, default=2, show_default=True,
               help="Times a loop body may run on one path.")
+@click.option("--graph", default=None, help="Draw each result's execution (.dot, .svg, .png, "
+              ".pdf; '-' prints the DOT; several results: out-TEST-MODEL.svg). A forbidden "
+              "outcome draws the candidate execution of `gdrcheck explain`.")
+@click.option("--show", type=click.Choice(["witness", "all"]), default="witness",
+              show_default=True, help="With --graph: 'all' also draws the model's show "
+              "relations (else its synchronisation steps: sync, gin-hb, ...).")
+@click.option("--explain", "explain_", is_flag=True, help="After each herd result, print "
+              "the explanation of `gdrcheck explain`.")
 def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
           variants: tuple[str, ...], engine: str, fmt: str | None, timeout: float | None,
-          states: bool, show_witness: bool, unroll: int) -> None:
+          states: bool, show_witness: bool, unroll: int, graph: str | None = None,
+          show: str = "witness", explain_: bool = False) -> None:
     """Check litmus FILES: the verdict of each condition under the model."""
 
     from gdrcheck.litmus import load_litmus
@@ -203,6 +212,11 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             if live_want is not None and live_want != live:
                 mismatches += 1
             rows.append(Row(str(spec), res, want))
+            if graph:
+                from gdrcheck.commands_explain import graph_after_check
+                graph_after_check(test, spec, ex, res, path=graph, index=len(rows) - 1,
+                                  several=len(files) > 1 or len(runs) > 1, show=show,
+                                  include_dirs=include_dirs, unroll=unroll, timeout=timeout)
             if fmt == "json":
                 records.append(result_json(test, res, None if want is None else
                                            {"verdict": want, "met": met}))
@@ -215,6 +229,10 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                     mark = "ok" if live_want == live else "MISMATCH"
                     click.echo(f"Liveness-expect {test.name} {spec}: {live_want} -> {live} "
                                f"{mark}")
+                if explain_:
+                    from gdrcheck.commands_explain import explain_after_check
+                    click.echo(explain_after_check(test, spec, ex, include_dirs=include_dirs,
+                                                   unroll=unroll, timeout=timeout))
                 click.echo()
         if fmt == "table" and rows:
             console.print(result_table(f"{test.name} ({path})", rows))
@@ -312,6 +330,21 @@ def models(include_dirs: tuple[str, ...]) -> None:
         table.add_row(name, m.title or "", " ".join(f for f in FEATURES if f in m.accepts),
                       vs, str(m.path))
     _console().print(table)
+
+
+from gdrcheck.commands_run import run  # noqa: E402  (gdrcheck run: gdrcheck/batch.py)
+
+main.add_command(run)
+
+from gdrcheck.commands_explain import diff, explain, sweep  # noqa: E402
+
+main.add_command(explain)
+main.add_command(sweep)
+main.add_command(diff)
+
+from gdrcheck.commands_generate import generate  # noqa: E402
+
+main.add_command(generate)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,13 +5,30 @@ engine) or once per test (z3 engine). Everything that differs between the two
 — transitive closures, recursive definitions, naming sub-terms — goes through
 a :class:`Backend`; the relational operators themselves are shared and work
 on :class:`~gdrcheck.cat.values.SetV` / :class:`~gdrcheck.cat.values.RelV`.
+
+Two optional modes, both off by default (the engines' ordinary path):
+
+- *symbolic variants* (``symbolic_variants``, used by ``gdrcheck sweep``): the
+  variants named in the map are z3 Boolean constants instead of fixed choices.
+  ``if "v" then A else B end`` evaluates both branches; each name either branch
+  binds gets the value ``(c ∧ A-value) ∪ (¬c ∧ B-value)`` pair by pair, and a
+  check inside a branch is guarded by the branch's condition
+  (:attr:`CheckResult.guard`). A condition whose branches give identical values
+  introduces nothing, so :attr:`Evaluation.used_variants` lists only the
+  variants that can change a formula;
+- *recording* (``record=True``, used by ``gdrcheck explain``): every ``let``
+  binding is kept with the environment it was evaluated in
+  (:attr:`Evaluation.bindings`), and every check with its expression and
+  environment, so that a relation can be taken apart pair by pair afterwards.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import z3
 
 from gdrcheck.cat import ast as C
 from gdrcheck.cat.values import Formula, FunV, Pair, RelV, SetV, Value, f_and, f_not, f_or
@@ -44,6 +61,26 @@ class CheckResult:
     name: str
     value: SetV | RelV
     pos: Pos
+    guard: Formula = True
+    """When the check applies: ``True``, or (symbolic variants) the conditions of the
+    ``if`` branches it sits in."""
+    expr: C.Expr | None = None
+    """The checked expression (recording mode only)."""
+    env: dict[str, Any] | None = None
+    """The environment the expression was evaluated in (recording mode only)."""
+
+
+@dataclass
+class BindingTrace:
+    """One ``let`` (or ``let rec``) binding as evaluated (recording mode)."""
+
+    name: str
+    binding: C.Binding
+    stmt: C.Let | C.LetRec
+    env: dict[str, Any]
+    """The environment the binding's expression was evaluated in (for ``let rec``: the
+    one after the fixpoint)."""
+    value: Value
 
 
 @dataclass
@@ -57,6 +94,11 @@ class Evaluation:
     checks: list[CheckResult] = field(default_factory=list)
     shown: list[Shown] = field(default_factory=list)
     env: dict[str, Any] = field(default_factory=dict)
+    bindings: list[BindingTrace] = field(default_factory=list)
+    """Recording mode: every binding in evaluation order."""
+    used_variants: set[str] = field(default_factory=set)
+    """Symbolic variants: the variants whose conditions changed some value or guard a
+    check that can fail (or fire)."""
 
 
 # --------------------------------------------------------------------------
@@ -153,11 +195,16 @@ class Interpreter:
         backend: Backend,
         variants: frozenset[str],
         path_of: Any = None,
+        *,
+        symbolic_variants: Mapping[str, z3.BoolRef] | None = None,
+        record: bool = False,
     ) -> None:
         self.base = base
         self.backend = backend
         self.variants = variants
         self.path_of = path_of  # Stmt -> (path, source), for error messages
+        self.symbolic = dict(symbolic_variants or {})
+        self.record = record
 
     # -- errors -----------------------------------------------------------
 
@@ -171,18 +218,26 @@ class Interpreter:
 
     def run(self, stmts: Sequence[C.Stmt]) -> Evaluation:
         ev = Evaluation(env=dict(self.base))
-        self._run(stmts, ev, ev.env)
+        self._run(stmts, ev, ev.env, True)
         return ev
 
-    def _run(self, stmts: Sequence[C.Stmt], ev: Evaluation, env: dict[str, Any]) -> None:
+    def _run(self, stmts: Sequence[C.Stmt], ev: Evaluation, env: dict[str, Any],
+             guard: Formula = True, gnames: tuple[str, ...] = ()) -> None:
         for st in stmts:
             self._current = st
             if isinstance(st, C.Let):
+                before = dict(env) if self.record else env
                 vals = [(b.name, self._bind(b, env)) for b in st.bindings]
-                for name, v in vals:
+                for (name, v), b in zip(vals, st.bindings, strict=True):
                     env[name] = v
+                    if self.record:
+                        ev.bindings.append(BindingTrace(name, b, st, before, v))
             elif isinstance(st, C.LetRec):
                 self._letrec(st, env)
+                if self.record:
+                    after = dict(env)
+                    ev.bindings.extend(BindingTrace(b.name, b, st, after, env[b.name])
+                                       for b in st.bindings)
             elif isinstance(st, C.Check):
                 v = self.eval(st.expr, env)
                 if isinstance(v, FunV):
@@ -192,10 +247,18 @@ class Interpreter:
                         raise self._err(f"'{st.kind}' needs a relation", st.pos, st)
                     v = RelV()
                 name = st.name or f"{'~' if st.negated else ''}{st.kind}@{st.pos.line}"
-                ev.checks.append(CheckResult(st.kind, st.negated, st.flag, name, v, st.pos))
+                res = CheckResult(st.kind, st.negated, st.flag, name, v, st.pos, guard)
+                if self.record:
+                    res.expr, res.env = st.expr, dict(env)
+                if guard is not True and v.m:
+                    ev.used_variants.update(gnames)
+                ev.checks.append(res)
             elif isinstance(st, C.IfVariant):
-                branch = st.then if self._vcond(st.cond) else st.otherwise
-                self._run(branch, ev, env)
+                c = self._vcond_formula(st.cond)
+                if isinstance(c, bool):
+                    self._run(st.then if c else st.otherwise, ev, env, guard, gnames)
+                else:
+                    self._if_symbolic(st, c, ev, env, guard, gnames)
             elif isinstance(st, C.Show):
                 if st.unshow:
                     continue
@@ -212,6 +275,87 @@ class Interpreter:
                 continue
             else:  # pragma: no cover - the parser produces nothing else
                 raise self._err(f"unsupported statement {type(st).__name__}", Pos(), st)
+
+    # -- symbolic variants --------------------------------------------------
+
+    def _if_symbolic(self, st: C.IfVariant, c: z3.BoolRef, ev: Evaluation,
+                     env: dict[str, Any], guard: Formula, gnames: tuple[str, ...]) -> None:
+        """Both branches, merged: see the module docstring."""
+        names = tuple(sorted(set(_cond_names(st.cond)) & set(self.symbolic)))
+        inner = tuple(sorted({*gnames, *names}))
+        env_t, env_f = dict(env), dict(env)
+        self._run(st.then, ev, env_t, f_and(guard, c), inner)
+        self._run(st.otherwise, ev, env_f, f_and(guard, z3.Not(c)), inner)
+        changed = [k for k in env_t if env_t[k] is not env.get(k)]
+        changed += [k for k in env_f if env_f[k] is not env.get(k) and k not in changed]
+        for k in changed:
+            a, b = env_t.get(k, env.get(k)), env_f.get(k, env.get(k))
+            merged, differs = self._merge(k, c, a, b, st)
+            if differs:
+                ev.used_variants.update(names)
+            env[k] = merged
+
+    def _merge(self, name: str, c: z3.BoolRef, a: Value | None, b: Value | None,
+               st: C.IfVariant) -> tuple[Value, bool]:
+        """``a`` where c holds, ``b`` where it does not; and whether they differ."""
+        if a is b and a is not None:
+            return a, False
+        if isinstance(a, FunV) or isinstance(b, FunV):
+            raise self._err(f"'{name}' is a function defined differently under a variant "
+                            "condition: not supported with symbolic variants", st.pos, st)
+        if a is None:
+            a = type(b)()  # type: ignore[misc]
+        if b is None:
+            b = type(a)()
+        assert isinstance(a, (SetV, RelV)) and isinstance(b, (SetV, RelV))
+        try:
+            a, b = _coerce(a, b)
+        except TypeError:
+            raise self._err(f"'{name}' is a set under one variant condition and a relation "
+                            "under the other", st.pos, st) from None
+        if same_value(a, b):
+            return a, False
+        m: dict[Any, Formula] = {}
+        a_m: dict[Any, Formula] = a.m
+        b_m: dict[Any, Formula] = b.m
+        for k in list(a_m) + [k for k in b_m if k not in a_m]:
+            fa, fb = a_m.get(k), b_m.get(k)
+            if fb is None:
+                m[k] = f_and(c, fa)  # type: ignore[arg-type]
+            elif fa is None:
+                m[k] = f_and(z3.Not(c), fb)
+            elif _same_formula(fa, fb):
+                m[k] = fa
+            else:
+                m[k] = z3.If(c, _z3(fa), _z3(fb))
+        return self.backend.name(type(a)(m), name), True  # type: ignore[arg-type]
+
+    def _vcond_formula(self, c: C.VCond) -> bool | z3.BoolRef:
+        """The condition: a Python bool when no symbolic variant decides it."""
+        if isinstance(c, C.VName):
+            if c.name in self.variants:
+                return True
+            return self.symbolic.get(c.name, False)
+        if isinstance(c, C.VNot):
+            a = self._vcond_formula(c.arg)
+            return (not a) if isinstance(a, bool) else z3.Not(a)
+        left = self._vcond_formula(c.left)
+        right = self._vcond_formula(c.right)
+        if isinstance(c, C.VAnd):
+            if left is False or right is False:
+                return False
+            if left is True:
+                return right
+            if right is True:
+                return left
+            return z3.And(left, right)
+        if left is True or right is True:
+            return True
+        if left is False:
+            return right
+        if right is False:
+            return left
+        return z3.Or(left, right)
 
     def _bind(self, b: C.Binding, env: dict[str, Any]) -> Value:
         if b.params is not None:
@@ -244,15 +388,6 @@ class Interpreter:
 
         for name, v in zip(names, self.backend.letrec(names, evaluate), strict=True):
             env[name] = v
-
-    def _vcond(self, c: C.VCond) -> bool:
-        if isinstance(c, C.VName):
-            return c.name in self.variants
-        if isinstance(c, C.VNot):
-            return not self._vcond(c.arg)
-        if isinstance(c, C.VAnd):
-            return self._vcond(c.left) and self._vcond(c.right)
-        return self._vcond(c.left) or self._vcond(c.right)
 
     # -- expressions ------------------------------------------------------
 
@@ -342,6 +477,32 @@ class Interpreter:
         local = dict(f.env or {})
         local.update(zip(f.params, args, strict=True))
         return self._eval(f.body, local)
+
+
+def _cond_names(c: C.VCond) -> list[str]:
+    if isinstance(c, C.VName):
+        return [c.name]
+    if isinstance(c, C.VNot):
+        return _cond_names(c.arg)
+    return _cond_names(c.left) + _cond_names(c.right)
+
+
+def _z3(f: Formula) -> z3.BoolRef:
+    return z3.BoolVal(True) if f is True else f  # type: ignore[return-value]
+
+
+def _same_formula(a: Formula, b: Formula) -> bool:
+    if a is True or b is True:
+        return a is b
+    return bool(a.eq(b))  # type: ignore[union-attr]
+
+
+def same_value(a: SetV | RelV, b: SetV | RelV) -> bool:
+    """The same entries with (syntactically) the same conditions."""
+    if type(a) is not type(b) or a.m.keys() != b.m.keys():
+        return False
+    b_m: dict[Any, Formula] = b.m
+    return all(_same_formula(f, b_m[k]) for k, f in a.m.items())
 
 
 def _as_rel(v: Value) -> RelV | None:

@@ -243,26 +243,26 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
             cond.append(f"{where}={evs[ws[-1]].value}")
     locs = sorted({ev.loc for ev in evs})
     if dialect == "x86":
-        header = " | ".join(f"P{t}" for t in range(nthreads))
+        header = [f"P{t}" for t in range(nthreads)]
         init = " ".join(f"{x}=0;" for x in locs)
     elif dialect == "ptx":
         gpus = scope == "sys"
-        header = " | ".join(
-            f"P{t}@cta {0 if gpus else t},gpu {t if gpus else 0}" for t in range(nthreads))
+        header = [f"P{t}@cta {0 if gpus else t},gpu {t if gpus else 0}"
+                  for t in range(nthreads)]
         init = " ".join(f"{x}=0;" for x in locs)
     else:
-        header = " | ".join(
-            f"P{t}@cta {t},gpu {recv},node {recv}" if t in readers
-            else f"P{t}@cta 0,gpu {t},node {t}" for t in range(nthreads))
+        header = [f"P{t}@cta {t},gpu {recv},node {recv}" if t in readers
+                  else f"P{t}@cta 0,gpu {t},node {t}" for t in range(nthreads)]
         init = " ".join(f"{x} = 0;" for x in locs if x not in signals) + "".join(
             f" {x} : signal;" for x in sorted(signals))
     return _layout(title, names, init, header, cols, cond)
 
 
-def _layout(title: str, names: list[str], init: str, header: str, cols: list[list[str]],
-            cond: list[str]) -> str:
+def _layout(title: str, names: list[str], init: str, headers: list[str],
+            cols: list[list[str]], cond: list[str]) -> str:
     depth = max(len(c) for c in cols)
-    width = [max([len(x) for x in c] + [1]) for c in cols]
+    width = [max([len(x) for x in c] + [len(h)]) for c, h in zip(cols, headers, strict=True)]
+    header = " | ".join(h.ljust(w) for h, w in zip(headers, width, strict=True)).rstrip()
     rows = []
     for r in range(depth):
         cells = [(c[r] if r < len(c) else "").ljust(w) for c, w in zip(cols, width, strict=True)]

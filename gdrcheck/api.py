@@ -1,0 +1,267 @@
+"""The Python API: check a litmus test from a program or a test suite.
+
+::
+
+    import gdrcheck
+
+    out = gdrcheck.check("litmus/classic/SB.litmus", "x86tso")
+    out.verdict                      # 'Allowed'
+    print(out.explanation)           # herd's layout, with the witness execution
+
+    gdrcheck.assert_forbidden("litmus/gin/01-MP+put+strongsig.litmus", "gin-api")
+
+``test`` is a path (``str`` or :class:`~pathlib.Path`), litmus text (a string that
+contains a newline and starts with the dialect word ``X86``, ``PTX`` or ``GIN``), or a
+parsed :class:`~gdrcheck.litmus.ast.Test`. ``model`` is ``NAME`` or
+``NAME+VARIANT+...``; ``None`` runs the first model of the test's ``Expect=`` line
+(with its variants), or else the dialect's default model (``x86tso``, ``ptx``,
+``gin-api``). To run every model of the ``Expect=`` line, use :func:`expected_models`.
+
+Bad input (a file that cannot be read, a malformed test or model, an unknown model or
+variant, a model that does not describe the test) raises
+:class:`~gdrcheck.errors.InputError`, whose ``str()`` is ``file:line:col: message``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gdrcheck.engine.result import Result, Witness
+from gdrcheck.errors import InputError
+from gdrcheck.litmus import ast as A
+from gdrcheck.lower import DEFAULT_UNROLL
+from gdrcheck.report.herd import format_result, format_witness
+from gdrcheck.runner import ModelSpec, check_test
+
+__all__ = [
+    "DEFAULT_MODEL", "Outcome", "assert_allowed", "assert_forbidden", "assert_verdict",
+    "check", "expected_models", "load_test",
+]
+
+DEFAULT_MODEL = {"X86": "x86tso", "PTX": "ptx", "GIN": "gin-api"}
+"""The model run when none is given and the test has no ``Expect=`` line."""
+
+ARCHS = ("X86", "PTX", "GIN")
+
+
+@dataclass
+class Outcome:
+    """The answer of one model on one test."""
+
+    test: str
+    """The test's name."""
+    model: str
+    """The model as run: ``NAME+VARIANT+...`` (with the ``variants`` argument applied)."""
+    verdict: str
+    """Allowed, Forbidden, Required, Undefined or Unknown."""
+    states: list[dict[str, int]] | None
+    """Every final state (``states=True``, or the explicit engine); None otherwise."""
+    witness: Witness | None
+    """One consistent execution (one that reaches the outcome, when there is one)."""
+    axioms: list[str]
+    """The named checks of the model that rule the outcome out."""
+    flags: list[str]
+    """The flags that fired (the verdict is then Undefined)."""
+    liveness: list[str]
+    """Why a blocking wait may hang forever (empty: every wait returns)."""
+    expected: str | None
+    """The test's ``Expect=`` verdict for exactly this model and variants, if any."""
+    result: Result
+    """The engine's raw answer."""
+    explanation: str
+    """Why: herd's layout with the witness and ``Rejected-by`` line; with
+    ``explain=True``, the text of ``gdrcheck explain`` (the cycle that each axiom
+    ruling the outcome out finds, with the rules of its edges) when
+    :mod:`gdrcheck.explain` is there."""
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict == "Allowed"
+
+    @property
+    def forbidden(self) -> bool:
+        return self.verdict == "Forbidden"
+
+    @property
+    def met(self) -> bool | None:
+        """Whether the verdict is the expected one (None: no ``Expect=`` entry)."""
+        return None if self.expected is None else self.expected == self.verdict
+
+    @property
+    def witness_text(self) -> str | None:
+        """The witness execution as printed by ``--show-witness``."""
+        return None if self.witness is None else "\n".join(format_witness(self.witness))
+
+    def __str__(self) -> str:
+        return self.explanation
+
+
+def _looks_like_text(s: str) -> bool:
+    if "\n" not in s:
+        return False
+    words = s.lstrip().split(None, 1)
+    return bool(words) and words[0] in ARCHS
+
+
+def load_test(test: str | Path | A.Test) -> A.Test:
+    """A parsed test from a path, litmus text, or a Test (returned as is)."""
+    from gdrcheck.litmus import load_litmus, parse_litmus
+
+    if isinstance(test, A.Test):
+        return test
+    if isinstance(test, Path):
+        return load_litmus(test)
+    if not isinstance(test, str):
+        raise InputError(f"expected a litmus file path, litmus text or a parsed Test, "
+                         f"not {type(test).__name__}")
+    if _looks_like_text(test):
+        return parse_litmus(test, None)
+    if "\n" in test:
+        first = test.lstrip().split("\n", 1)[0][:40]
+        raise InputError(f"litmus text must start with the dialect ({', '.join(ARCHS)}), "
+                         f"not '{first}'")
+    if not test.strip():
+        raise InputError("empty litmus file name")
+    return load_litmus(test)
+
+
+def expected_models(test: str | Path | A.Test) -> list[str]:
+    """The models of the test's ``Expect=`` lines (``NAME+VARIANT``), in order, without
+    repeats; the dialect's default model when there are none."""
+    t = load_test(test)
+    out = list(dict.fromkeys(str(ModelSpec(e.model, e.variants)) for e in t.expectations))
+    return out or [DEFAULT_MODEL[t.arch]]
+
+
+def _spec(t: A.Test, model: str | ModelSpec | None, variants: Sequence[str]) -> ModelSpec:
+    if model is None:
+        if t.expectations:
+            e = t.expectations[0]
+            spec = ModelSpec(e.model, e.variants)
+        else:
+            spec = ModelSpec(DEFAULT_MODEL[t.arch])
+    elif isinstance(model, ModelSpec):
+        spec = model
+    elif isinstance(model, str):
+        if "," in model:
+            raise InputError(f"one model at a time, not '{model}' (call check once per model)")
+        spec = ModelSpec.parse(model)
+        if spec.name == "all":
+            raise InputError("model 'all' is a command-line shorthand: call check once per "
+                             "model (gdrcheck.runner.accepting_models lists them)")
+    else:
+        raise InputError(f"a model is a name such as 'ptx' or 'gin-gdaki+pcie-ro', "
+                         f"not {type(model).__name__}")
+    extra = tuple(v for v in _variant_list(variants) if v not in spec.variants)
+    return ModelSpec(spec.name, spec.variants + extra)
+
+
+def _variant_list(variants: Sequence[str] | str) -> list[str]:
+    if isinstance(variants, str):
+        variants = [variants]
+    out: list[str] = []
+    for v in variants:
+        out.extend(x.strip() for x in v.split(",") if x.strip())
+    return out
+
+
+def _expected(t: A.Test, spec: ModelSpec) -> str | None:
+    for e in t.expectations:
+        if e.model == spec.name and set(e.variants) == set(spec.variants):
+            return e.verdict
+    return None
+
+
+def _explain_text(t: A.Test, spec: ModelSpec, res: Result, explain: bool,
+                  **kw: Any) -> str:
+    text = format_result(t, res, show_witness=True)
+    if not explain:
+        return text
+    try:
+        explain_text = importlib.import_module("gdrcheck.explain").explain_text
+    except (ImportError, AttributeError):
+        return text  # the explain module is not there (yet): herd's layout says why
+    try:
+        out = explain_text(t, str(spec), tuple(spec.variants), **kw)
+    except InputError:
+        raise
+    except Exception as exc:  # an explanation that fails must not lose the verdict
+        return f"{text}\n(explain failed: {type(exc).__name__}: {exc})"
+    return str(out)
+
+
+def check(
+    test: str | Path | A.Test,
+    model: str | ModelSpec | None = None,
+    *,
+    variants: Sequence[str] | str = (),
+    engine: str = "smt",
+    timeout: float | None = None,
+    states: bool = False,
+    explain: bool = False,
+    include_dirs: Sequence[str] = (),
+    unroll: int = DEFAULT_UNROLL,
+) -> Outcome:
+    """The verdict of ``test`` under ``model`` (see the module's documentation).
+
+    ``variants`` are added to the model's (``"pcie-ro"``, ``["pcie-ro", "ack-placed"]``
+    or ``"pcie-ro,ack-placed"``); ``timeout`` is in seconds (an expired timeout gives
+    ``Unknown``); ``states`` lists every final state; ``include_dirs`` are searched for
+    models first (``-I``). Raises :class:`~gdrcheck.errors.InputError` on bad input.
+    """
+    t = load_test(test)
+    spec = _spec(t, model, variants)
+    try:
+        res = check_test(t, spec, engine=engine, include_dirs=include_dirs, timeout=timeout,
+                         states=states, unroll=unroll)
+    except InputError as err:
+        raise err.with_context(t.path, t.source) from None
+    except RecursionError:
+        raise InputError("the test is too large to check (recursion limit)", t.path) from None
+    return Outcome(
+        test=t.name,
+        model=str(spec),
+        verdict=res.verdict,
+        states=None if res.states is None else [dict(s) for s in res.states],
+        witness=res.witness,
+        axioms=list(res.axioms),
+        flags=list(res.flags),
+        liveness=list(res.liveness),
+        expected=_expected(t, spec),
+        result=res,
+        explanation=_explain_text(t, spec, res, explain, include_dirs=tuple(include_dirs),
+                                  timeout=timeout, unroll=unroll),
+    )
+
+
+def assert_verdict(test: str | Path | A.Test, verdict: str,
+                   model: str | ModelSpec | None = None, **kw: Any) -> Outcome:
+    """:func:`check`, then raise AssertionError unless the verdict is ``verdict``. The
+    message names the test, the model, both verdicts, and gives the explanation (the
+    ``Rejected-by`` axioms of a Forbidden outcome, the witness of an Allowed one)."""
+    out = check(test, model, **kw)
+    if out.verdict != verdict:
+        raise AssertionError(
+            f"{out.test} under {out.model}: expected {verdict}, got {out.verdict}"
+            + (f" (rejected by {', '.join(out.axioms)})" if out.axioms else "")
+            + (f" (flags: {', '.join(out.flags)})" if out.flags else "")
+            + f"\n{out.explanation}")
+    return out
+
+
+def assert_forbidden(test: str | Path | A.Test, model: str | ModelSpec | None = None,
+                     **kw: Any) -> Outcome:
+    """Raise AssertionError unless ``model`` forbids the outcome of ``test``'s condition
+    (no consistent execution reaches it). Keyword arguments are those of :func:`check`."""
+    return assert_verdict(test, "Forbidden", model, **kw)
+
+
+def assert_allowed(test: str | Path | A.Test, model: str | ModelSpec | None = None,
+                   **kw: Any) -> Outcome:
+    """Raise AssertionError unless ``model`` allows the outcome of ``test``'s condition
+    (some consistent execution reaches it, and no flag fires)."""
+    return assert_verdict(test, "Allowed", model, **kw)

@@ -1,0 +1,361 @@
+"""Pictures of executions in herd7's visual conventions (Graphviz DOT).
+
+``gdrcheck check FILE --graph out.svg`` draws the witness execution of each result
+(and ``gdrcheck explain FILE --graph out.svg`` the candidate execution of a forbidden
+outcome, with the cycle that rules it out in bold):
+
+- one lane (a DOT cluster) per agent: each thread, grouped by rank (GPU) and CTA as
+  it is placed; each NIC queue ``nicR.CTX.PEER`` and each proxy ``proxyR`` of a
+  rank; the initial writes in a lane of their own;
+- nodes ``a: W x@1=1`` (herd's letters, in event order), with the instruction below;
+- ``po`` black between consecutive events of a thread, ``rf`` red, ``co`` blue
+  between consecutive writes of a location (herd's co-last), ``fr`` orange dashed
+  (from a read to the write after the one it read from), the engines' extra orders
+  ``fso`` (purple) and ``syncbar`` (green);
+- with ``--show all``, the model's relations named by its ``show`` statements, or,
+  for a model without any, its synchronisation steps: ``sync``, ``sc``,
+  ``sync-barrier`` and the members of ``gin-hb`` (the GIN and NVSHMEM bridge edges:
+  ``issue-rel``, ``publish-bundled``, ``publish-strong``, ``nic-sync``, ``gdr-seen``,
+  ``push``, ``flush``, ...) or of ``ghb`` (x86-TSO: ``ppo``, ``mfence``, ...),
+  each in its own colour, labelled with its name, evaluated on the drawn execution.
+
+The DOT text is written by this module (no Python binding needed); ``.svg``, ``.png``
+and ``.pdf`` files are rendered by Graphviz's ``dot`` program. Without it, the DOT
+file is written next to the requested one and :func:`write_graph` says how to install
+Graphviz; the exit code of the command is not affected.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gdrcheck.cat import ast as C
+from gdrcheck.cat.values import Pair, RelV
+from gdrcheck.engine.result import Result, Witness, WitnessEvent
+from gdrcheck.litmus import ast as A
+from gdrcheck.lower.program import Program
+
+if TYPE_CHECKING:
+    from gdrcheck.runner import ModelSpec
+
+INSTALL_HINT = ("install Graphviz to render it: apt-get install graphviz (Debian, Ubuntu), "
+                "brew install graphviz (macOS) or conda install graphviz")
+
+BASE_COLOURS = {"po": "black", "rf": "red", "co": "blue", "fr": "orange",
+                "fso": "purple", "syncbar": "darkgreen"}
+PALETTE = ("darkviolet", "deeppink3", "forestgreen", "darkorange3", "dodgerblue3",
+           "goldenrod3", "firebrick", "cyan4", "magenta3", "sienna", "slateblue",
+           "olivedrab")
+HIGHLIGHT = "crimson"
+
+SYNC_STEPS = ("sync", "sc", "sync-barrier")
+"""Drawn by ``--show all`` (when the model has no show statements), with the members of
+``gin-hb`` and ``ghb``."""
+UNION_NAMES = ("gin-hb", "ghb")
+SKIP = frozenset({"po", "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri"})
+
+
+def letters(n: int) -> str:
+    """herd's event names: a, b, ..., z, aa, ab, ..."""
+    out = ""
+    n += 1
+    while n:
+        n, r = divmod(n - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def _q(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _node_label(name: str, e: WitnessEvent) -> str:
+    text = e.label.split(" / ", 1)[-1] if e.agent else e.label
+    if e.kind in ("R", "W"):
+        if e.thread < 0:
+            return f"W {e.loc}={e.value}"
+        head = f"{name}: {e.kind} {e.loc}={e.value}"
+        return f"{head}\n{text}" if text else head
+    return f"{name}: {text or 'F'}"
+
+
+def _lanes(prog: Program, w: Witness) -> dict[tuple[object, ...], list[WitnessEvent]]:
+    """Lane key -> its events in order. Keys sort as they are drawn, left to right:
+    (0, "init"), (1, gpu, cta, thread) for threads, (2, rank, agent) for agents."""
+    lanes: dict[tuple[object, ...], list[WitnessEvent]] = {}
+    for e in w.events:
+        ev = prog.events[e.eid]
+        key: tuple[object, ...]
+        if e.thread < 0:
+            key = (0, "init")
+        elif e.agent:
+            key = (2, ev.rank if ev.rank is not None else -1, e.agent)
+        else:
+            gpu = -1 if ev.gpu is None else ev.gpu
+            cta = -1 if ev.cta is None else ev.cta
+            key = (1, gpu, cta, e.thread)
+        lanes.setdefault(key, []).append(e)
+    return dict(sorted(lanes.items(), key=lambda kv: kv[0]))
+
+
+def witness_dot(
+    prog: Program,
+    w: Witness,
+    *,
+    title: str = "",
+    relations: Mapping[str, Sequence[Pair]] | None = None,
+    highlight: Sequence[tuple[int, int, str]] = (),
+) -> str:
+    """The execution ``w`` of ``prog`` as DOT text (see the module docstring).
+    ``relations``: further named relations to draw; ``highlight``: edges
+    ``(from, to, label)`` drawn in bold (a cycle)."""
+    drawn = {e.eid for e in w.events}
+    order = [e.eid for e in w.events if e.thread >= 0]
+    name = {eid: letters(i) for i, eid in enumerate(sorted(order))}
+    for e in w.events:
+        if e.thread < 0:
+            name[e.eid] = "init"
+    lines = ["digraph G {",
+             "  graph [rankdir=TB, newrank=true, splines=true, nodesep=0.4, ranksep=0.5,"
+             " fontname=\"Helvetica\"" + (f", label={_q(title)}, labelloc=t" if title else "")
+             + "];",
+             "  node [shape=none, fontname=\"Helvetica\", fontsize=11, margin=0.05];",
+             "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];"]
+    # -- lanes ------------------------------------------------------------------
+    lanes = _lanes(prog, w)
+    # left to right: init, unplaced threads, then per rank its GPU and its NIC/proxy
+    groups: dict[tuple[object, ...], list[tuple[object, ...]]] = {}
+    for key in lanes:
+        if key[0] == 1 and key[1] != -1:
+            groups.setdefault((1, key[1], 0, "gpu"), []).append(key)
+        elif key[0] == 2:
+            groups.setdefault((1, key[1], 1, "rank"), []).append(key)
+        else:
+            groups.setdefault((0, 0, 0, "top", key), []).append(key)
+    groups = dict(sorted(groups.items(), key=lambda kv: kv[0][:3]))
+    ncl = 0
+
+    def cluster(label: str, style: str) -> str:
+        nonlocal ncl
+        ncl += 1
+        return f"subgraph cluster_{ncl} {{ label={_q(label)}; {style}"
+
+    def lane(key: tuple[object, ...], indent: str) -> None:
+        evs = lanes[key]
+        if key[0] == 0:
+            label = "init"
+        elif key[0] == 2:
+            label = str(key[2])
+        else:
+            label = f"P{key[3]}"
+        lines.append(indent + cluster(label, "style=rounded; color=gray60; fontsize=10;"))
+        for e in evs:
+            shape = ", fontcolor=gray40" if e.thread < 0 else ""
+            lines.append(f"{indent}  e{e.eid} [label={_q(_node_label(name[e.eid], e))}{shape}];")
+        lines.append(indent + "}")
+
+    for gkey, members in groups.items():
+        if gkey[3] == "top":
+            for key in members:
+                lane(key, "  ")
+            continue
+        if gkey[3] == "gpu":
+            gpu = gkey[1]
+            node = next((prog.events[e.eid].node for k in members for e in lanes[k]
+                         if prog.events[e.eid].node is not None), None)
+            where = f", node {node}" if node is not None else ""
+            lines.append("  " + cluster(f"GPU {gpu} (rank {gpu}{where})",
+                                        "style=dashed; color=gray40;"))
+            by_cta: dict[object, list[tuple[object, ...]]] = {}
+            for key in members:
+                by_cta.setdefault(key[2], []).append(key)
+            for cta, keys in by_cta.items():
+                lines.append("    " + cluster(f"CTA {cta}", "style=dotted; color=gray50;"))
+                for key in keys:
+                    lane(key, "      ")
+                lines.append("    }")
+            lines.append("  }")
+        else:
+            rank = gkey[1]
+            lines.append("  " + cluster(f"NIC and proxy of rank {rank}",
+                                        "style=dashed; color=steelblue;"))
+            for key in members:
+                lane(key, "    ")
+            lines.append("  }")
+    # -- lanes left to right in the order above: their first events on one rank ---
+    firsts = [f"e{evs[0].eid}" for evs in lanes.values() if evs]
+    if len(firsts) > 1:
+        lines.append("  { rank=same; " + " -> ".join(firsts) + " [style=invis]; }")
+    # -- po (and the vertical order of agent lanes) -----------------------------
+    hl = {(a, b, label.split(" ", 1)[0]) for a, b, label in highlight}
+    for key, evs in lanes.items():
+        for x, y in zip(evs, evs[1:], strict=False):
+            if key[0] == 1 and (x.eid, y.eid, "po") not in hl:
+                lines.append(f"  e{x.eid} -> e{y.eid} [color=black, label=\"po\"];")
+            else:
+                lines.append(f"  e{x.eid} -> e{y.eid} [style=invis];")
+    # -- rf, co, fr -----------------------------------------------------------------
+
+    def edge(a: int, b: int, rel: str, colour: str, extra: str = "") -> None:
+        if a not in drawn or b not in drawn or (a, b, rel) in seen or (a, b, rel) in hl:
+            return
+        seen.add((a, b, rel))
+        lines.append(f"  e{a} -> e{b} [color={colour}, fontcolor={colour}, "
+                     f"label={_q(rel)}, constraint=false{extra}];")
+
+    seen: set[tuple[int, int, str]] = set()
+    for a, b in sorted(w.rf):
+        edge(a, b, "rf", BASE_COLOURS["rf"])
+    succ: dict[int, int] = {}
+    for _loc, ws in sorted(w.co.items()):
+        for a, b in zip(ws, ws[1:], strict=False):
+            succ[a] = b
+            if prog.events[a].is_init:
+                continue
+            edge(a, b, "co", BASE_COLOURS["co"])
+    for wr, r in sorted(w.rf):
+        if wr in succ:
+            edge(r, succ[wr], "fr", BASE_COLOURS["fr"], ", style=dashed")
+    for rel in ("fso", "syncbar"):
+        for a, b in sorted(w.extra.get(rel, [])):
+            edge(a, b, rel, BASE_COLOURS[rel])
+    # -- the model's relations ------------------------------------------------------
+    for i, (rel, pairs) in enumerate((relations or {}).items()):
+        colour = PALETTE[i % len(PALETTE)]
+        for a, b in sorted(pairs):
+            if a != b:
+                edge(a, b, rel, colour)
+    # -- the cycle ------------------------------------------------------------------
+    for a, b, label in highlight:
+        lines.append(f"  e{a} -> e{b} [color={HIGHLIGHT}, fontcolor={HIGHLIGHT}, "
+                     f"penwidth=2.5, label={_q(label)}, constraint=false];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# The model's relations on one execution
+# --------------------------------------------------------------------------
+
+
+def _union_members(e: C.Expr) -> list[str]:
+    if isinstance(e, C.Var):
+        return [e.name]
+    if isinstance(e, C.Binary) and e.op in ("|", "++"):
+        return _union_members(e.left) + _union_members(e.right)
+    return []
+
+
+def model_relations(prog: Program, w: Witness, stmts: Sequence[C.Stmt],
+                    variants: frozenset[str], path_of: object = None
+                    ) -> dict[str, list[Pair]]:
+    """What ``--show all`` draws: the model's ``show`` relations on ``w``, or else its
+    synchronisation steps (module docstring); only non-empty ones."""
+    from gdrcheck.engine.replay import evaluate, frame_of_witness
+
+    ev, _ = evaluate(prog, frame_of_witness(prog, w), stmts, variants, path_of)
+    out: dict[str, list[Pair]] = {}
+    if ev.shown:
+        for sh in ev.shown:
+            pairs = sorted(k for k in sh.value.m if k[0] != k[1])
+            if pairs:
+                out[sh.name] = pairs
+        return out
+    names: list[str] = [n for n in SYNC_STEPS]
+    for t in ev.bindings:
+        if t.name in UNION_NAMES:
+            names.extend(m for m in _union_members(t.binding.expr) if m not in names)
+    for n in names:
+        v = ev.env.get(n)
+        if n in SKIP or not isinstance(v, RelV):
+            continue
+        pairs = sorted(k for k in v.m if k[0] != k[1])
+        if pairs:
+            out[n] = pairs
+    return out
+
+
+# --------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------
+
+RENDERED = (".svg", ".png", ".pdf")
+
+
+def write_graph(dot: str, path: str | Path) -> tuple[Path, str | None]:
+    """Write ``dot`` to ``path``: as is for ``.dot`` / ``.gv``, rendered by Graphviz's
+    ``dot`` for ``.svg`` / ``.png`` / ``.pdf``. Returns the file written and a message
+    when the picture could not be rendered (the DOT file is then written next to it)."""
+    p = Path(path)
+    if p.suffix.lower() not in RENDERED:
+        p.write_text(dot, encoding="utf-8")
+        return p, None
+    exe = shutil.which("dot")
+    if exe is None:
+        alt = p.with_suffix(".dot")
+        alt.write_text(dot, encoding="utf-8")
+        return alt, (f"Graphviz's dot program was not found: wrote {alt} instead of {p}; "
+                     f"{INSTALL_HINT}")
+    try:
+        subprocess.run([exe, f"-T{p.suffix.lower()[1:]}", "-o", str(p)], input=dot,
+                       text=True, check=True, capture_output=True, timeout=120)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as err:
+        alt = p.with_suffix(".dot")
+        alt.write_text(dot, encoding="utf-8")
+        detail = getattr(err, "stderr", "") or str(err)
+        return alt, f"dot failed ({detail.strip()}): wrote {alt} instead of {p}"
+    return p, None
+
+
+def numbered(path: str | Path, index: int, test: str, model: str) -> Path:
+    """The file for one of several pictures: ``out-TEST-MODEL.svg``."""
+    p = Path(path)
+    if index == 0 and not test:
+        return p
+    safe = "".join(c if c.isalnum() or c in "-_.+" else "_" for c in f"{test}-{model}")
+    return p.with_name(f"{p.stem}-{safe}{p.suffix}")
+
+
+# --------------------------------------------------------------------------
+# One result
+# --------------------------------------------------------------------------
+
+
+def result_dot(test: A.Test, model: str | ModelSpec, res: Result, *,
+               variants: Sequence[str] = (),
+               show: str = "witness", include_dirs: Sequence[str] = (),
+               unroll: int | None = None, timeout: float | None = None) -> str | None:
+    """The picture of one result of ``gdrcheck check``: its witness, or, when the
+    outcome is forbidden, the candidate execution of ``gdrcheck explain`` with the
+    first cycle in bold. None when there is nothing to draw (Unknown)."""
+    from gdrcheck.explain import explain
+    from gdrcheck.lower import DEFAULT_UNROLL, lower
+    from gdrcheck.runner import ModelSpec, get_model
+
+    spec = model if isinstance(model, ModelSpec) else ModelSpec.parse(model)
+    unroll = DEFAULT_UNROLL if unroll is None else unroll
+    prog = lower(test, unroll)
+    w = res.witness
+    highlight: list[tuple[int, int, str]] = []
+    title = f"{test.name} under {res.model}: {res.verdict}"
+    if res.positive is False or (test.condition.quantifier == "forall"
+                                 and res.negative is False):
+        x = explain(test, spec, variants, include_dirs=include_dirs, timeout=timeout,
+                    unroll=unroll)
+        cyc = next((c for c in x.cycles if c.edges and c.execution is not None), None)
+        if cyc is not None:
+            w = cyc.execution
+            highlight = [(e.src, e.dst, e.label()) for e in cyc.edges]
+            title += f" (a candidate execution: {cyc.axiom} fails)"
+    if w is None:
+        return None
+    relations: dict[str, list[Pair]] = {}
+    if show == "all":
+        loaded = get_model(spec.name, include_dirs)
+        chosen = frozenset(spec.variants) | frozenset(variants) | frozenset(test.variants)
+        relations = model_relations(prog, w, loaded.stmts, chosen)
+    return witness_dot(prog, w, title=title, relations=relations, highlight=highlight)
