@@ -11,11 +11,19 @@ Edges (herd's names):
 - fenced program order: x86 ``MFenced{XY}``; PTX ``FenceSCd{XY}``,
   ``FenceAcqReld{XY}`` (``fence.sc`` / ``fence.acq_rel`` at the test's scope);
 - GIN (the first event is a put's write at the peer, issued by the thread):
-  ``PutdWW`` (a second put, same context and peer), ``PutSigdWW`` (a bare strong
-  signal after the put), ``PutSSigdWW`` / ``PutWSigdWW`` (a strong / weak signal
-  bundled with the put), ``PutSigXdWW`` (the signal on another context),
-  ``PutFlushSigXdWW`` (flush, then the signal on another context); on the
-  receiving side an ``Rfe`` into a signal is a ``gin.wait_signal``.
+  ``PutdWW`` (a second put, same context and peer), ``PutSigdWW`` / ``PutSigWdWW``
+  (a bare strong / weak signal after the put), ``PutSSigdWW`` / ``PutWSigdWW`` (a
+  strong / weak signal bundled with the put), ``PutSigXdWW`` (the signal on another
+  context), ``PutFlushSigXdWW`` (flush, then the signal on another context),
+  ``PutNvdWW`` (an NVLink ``st.release.sys`` after the put: the sender is on the
+  receiver's node), ``PutCtrNvdWW`` (the put carries a counter, the sender waits for
+  it, then the NVLink release store); on the receiving side a read of a signal is a
+  ``gin.read_signal`` (acquire), of data an ``ld.acquire.sys``.
+
+All GIN memory is on one receiving rank; a thread that reads runs there (its own
+CTA), a thread that only writes is a sender on its own rank (on the receiver's node
+when it stores over NVLink). Not generated: cross-peer edges, barriers and other
+edges whose two ends are on different ranks' memory.
 
 The test's name is the cycle, its threads are the cycle's segments between
 communication edges, and its condition fixes every read's value and, for a
@@ -32,8 +40,9 @@ DIALECTS = ("x86", "ptx", "gin")
 
 _COM = {"Rfe": ("W", "R"), "Fre": ("R", "W"), "Coe": ("W", "W"), "Wse": ("W", "W")}
 _GIN_SENDER = {
-    "PutdWW": "put", "PutSigdWW": "sig", "PutSSigdWW": "ssig", "PutWSigdWW": "wsig",
-    "PutSigXdWW": "sigx", "PutFlushSigXdWW": "flushsigx",
+    "PutdWW": "put", "PutSigdWW": "sig", "PutSigWdWW": "sigw", "PutSSigdWW": "ssig",
+    "PutWSigdWW": "wsig", "PutSigXdWW": "sigx", "PutFlushSigXdWW": "flushsigx",
+    "PutNvdWW": "nv", "PutCtrNvdWW": "ctrnv",
 }
 
 
@@ -195,14 +204,30 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
     recv = nthreads
     readers = {ev.thread for ev in evs if ev.kind == "R"}
     signals: set[str] = set()
+    nvlink: set[int] = set()  # sender threads that store over NVLink: on recv's node
+    bundled: set[int] = set()  # signal writes carried by the put before them
     if dialect == "gin":
         for ev in evs:
             if ev.kind == "W" and ev.thread not in readers and ev.via is None:
                 ev.via = "put"
             if ev.kind == "W" and ev.thread in readers:
                 ev.via = None
-            if ev.via not in (None, "put"):
+            if ev.via in ("nv", "ctrnv"):
+                nvlink.add(ev.thread)
+            elif ev.via not in (None, "put"):
                 signals.add(ev.loc)
+        for i, ev in enumerate(evs):
+            if ev.via in ("ssig", "wsig"):
+                prev = evs[i - 1]
+                if prev.thread != ev.thread or prev.via != "put":
+                    raise InputError("a bundled signal (PutSSigdWW, PutWSigdWW) follows a put")
+                key = "sig" if ev.via == "ssig" else "wsig"
+                prev.via = f"put+{key}={ev.loc}" + (f"+{ev.value}" if ev.value != 1 else "")
+                bundled.add(i)
+            if ev.via == "ctrnv":
+                prev = evs[i - 1]
+                if prev.thread == ev.thread and prev.via == "put":
+                    prev.via = "put+ctr=C"
     for i, ev in enumerate(evs):
         t = ev.thread
         col = cols[t]
@@ -222,6 +247,8 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
             continue
         loc = f"{ev.loc}@{recv}" if dialect == "gin" else ev.loc
         if ev.kind == "W":
+            if i in bundled:
+                continue
             if dialect == "gin" and ev.via is not None:
                 col.extend(_gin_write(ev, recv))
             else:
@@ -252,9 +279,12 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
         init = " ".join(f"{x}=0;" for x in locs)
     else:
         header = [f"P{t}@cta {t},gpu {recv},node {recv}" if t in readers
-                  else f"P{t}@cta 0,gpu {t},node {t}" for t in range(nthreads)]
+                  else f"P{t}@cta 0,gpu {t},node {recv if t in nvlink else t}"
+                  for t in range(nthreads)]
         init = " ".join(f"{x} = 0;" for x in locs if x not in signals) + "".join(
             f" {x} : signal;" for x in sorted(signals))
+        if any(ev.via == "put+ctr=C" for ev in evs):
+            init += " C : counter;"
     return _layout(title, names, init, header, cols, cond)
 
 
@@ -275,17 +305,25 @@ def _layout(title: str, names: list[str], init: str, headers: list[str],
 
 def _gin_write(ev: _Ev, peer: int) -> list[str]:
     """The GIN calls that perform write ``ev`` (a put's data or a signal) at ``peer``."""
-    via = ev.via
-    if via == "put":
-        return [f"gin.put_value c0, {ev.loc}@{peer}, {ev.value}"]
+    via = ev.via or ""
+    if via.startswith("put"):
+        extra = via[len("put+"):] if via.startswith("put+") else ""
+        opt = f", {extra}" if extra else ""
+        return [f"gin.put_value c0, {ev.loc}@{peer}, {ev.value}{opt}"]
+    if via == "sigw":
+        return [f"gin.signal c0, {ev.loc}@{peer}" + ("" if ev.value == 1 else f"+{ev.value}")
+                + ", weak"]
+    if via == "nv":
+        return [f"st.release.sys {ev.loc}@{peer}, {ev.value}"]
+    if via == "ctrnv":
+        return ["gin.wait_counter C, 1", f"st.release.sys {ev.loc}@{peer}, {ev.value}"]
     if via in ("sig", "sigx"):
         ctx = "c0" if via == "sig" else "c1"
         return [f"gin.signal {ctx}, {ev.loc}@{peer}" + ("" if ev.value == 1 else
                                                          f"+{ev.value}")]
     if via == "flushsigx":
         return ["gin.flush c0", f"gin.signal c1, {ev.loc}@{peer}"]
-    raise InputError("bundled signals (PutSSigdWW, PutWSigdWW) are generated by the GIN "
-                     "families; in a cycle use PutSigdWW, PutSigXdWW or PutFlushSigXdWW")
+    raise InputError(f"cannot generate the GIN write '{via}'")
 
 
 def cycle_name(names: list[str]) -> str:

@@ -63,16 +63,23 @@ def test_ptx_cycles_and_scopes() -> None:
     assert check_test(parse_litmus(cta, "g"), "ptx").verdict == "Allowed"
 
 
-@pytest.mark.parametrize("cycle,api,gdaki", [
-    ("PutSigdWW Rfe PodRR Fre", "Forbidden", "Forbidden"),    # R-GIN-3
-    ("PutdWW Rfe PodRR Fre", "Allowed", "Forbidden"),         # R-GIN-1 / R-IB-3 (#9)
-    ("PutSigXdWW Rfe PodRR Fre", "Allowed", "Allowed"),       # R-GIN-7 (#5)
-    ("PutFlushSigXdWW Rfe PodRR Fre", "Allowed", "Allowed"),  # R-GIN-8 (#6)
+# expected verdicts: those of the library's scenario of the same shape (gin-semantics
+# §5.1, cited in litmus/gin/*.litmus)
+@pytest.mark.parametrize("cycle,api,gdaki,acked", [
+    ("PutSigdWW Rfe PodRR Fre", "Forbidden", "Forbidden", "Forbidden"),    # #4b, R-GIN-3
+    ("PutSSigdWW Rfe PodRR Fre", "Forbidden", "Forbidden", "Forbidden"),   # #1, R-GIN-2
+    ("PutWSigdWW Rfe PodRR Fre", "Forbidden", "Forbidden", "Forbidden"),   # #2, R-GIN-2
+    ("PutSigWdWW Rfe PodRR Fre", "Allowed", "Forbidden", "Forbidden"),     # #4c, R-GIN-4
+    ("PutdWW Rfe PodRR Fre", "Allowed", "Forbidden", "Forbidden"),         # #9, R-GIN-1
+    ("PutSigXdWW Rfe PodRR Fre", "Allowed", "Allowed", "Allowed"),         # #5, R-GIN-7
+    ("PutFlushSigXdWW Rfe PodRR Fre", "Allowed", "Allowed", "Forbidden"),  # #6, R-GIN-8
+    ("PutCtrNvdWW Rfe PodRR Fre", "Allowed", "Allowed", "Forbidden"),      # #16, R-GIN-9
 ])
-def test_gin_cycles(cycle: str, api: str, gdaki: str) -> None:
+def test_gin_cycles(cycle: str, api: str, gdaki: str, acked: str) -> None:
     test = parse_litmus(build_cycle(cycle.split(), "gin"), "g.litmus")
     assert check_test(test, "gin-api").verdict == api
     assert check_test(test, "gin-gdaki").verdict == gdaki
+    assert check_test(test, "gin-gdaki+ack-placed").verdict == acked
 
 
 @pytest.mark.parametrize("name,size,dialect,model,verdict", [
