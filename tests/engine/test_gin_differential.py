@@ -14,6 +14,9 @@ from gdrcheck.runner import check_test
 GIN_MODELS = ["gin-api", "gin-api+weak-as-strong", "gin-gdaki",
               "gin-gdaki+pcie-ro+nic-atomic-pcie+ack-placed", "gin-gdaki+gdr-order-none",
               "gin-proxy+adaptive-routing"]
+# the long profile (HYPOTHESIS_PROFILE=long) scales these up
+_FAST = 12 if settings.default.max_examples < 100 else 200
+_SLOW = 300 if settings.default.max_examples < 100 else 2000
 SHMEM_MODELS = ["nvshmem-api", "nvshmem-ibgda", "nvshmem-ibgda+no-pcie-ro+ack-placed"]
 
 
@@ -25,14 +28,14 @@ def _agree(test: A.Test, model: str) -> None:
     assert sorted(z.states or []) == sorted(e.states or []), f"{model}: states differ"
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=_FAST, deadline=None, suppress_health_check=list(HealthCheck))
 @given(gin_tests("gin", max_ops=4))
 @pytest.mark.parametrize("model", GIN_MODELS)
 def test_gin_engines_agree(model: str, test: A.Test) -> None:
     _agree(test, model)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=_FAST, deadline=None, suppress_health_check=list(HealthCheck))
 @given(gin_tests("shmem", max_ops=4))
 @pytest.mark.parametrize("model", SHMEM_MODELS)
 def test_shmem_engines_agree(model: str, test: A.Test) -> None:
@@ -40,7 +43,7 @@ def test_shmem_engines_agree(model: str, test: A.Test) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=_SLOW, deadline=None, suppress_health_check=list(HealthCheck))
 @given(gin_tests("gin", ranks=3, max_ops=6))
 @pytest.mark.parametrize("model", GIN_MODELS)
 def test_gin_engines_agree_large(model: str, test: A.Test) -> None:

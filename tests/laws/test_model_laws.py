@@ -27,8 +27,12 @@ from gdrcheck.gin_strategies import GinProgram, gin_programs, strengthenings
 from gdrcheck.runner import check_test
 
 OUT = Path(os.environ.get("GDRCHECK_COUNTEREXAMPLES", "/tmp/gdrcheck-counterexamples"))
-FAST = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-SLOW = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+# the long profile (HYPOTHESIS_PROFILE=long) scales these up
+_N = settings.default.max_examples
+FAST = settings(max_examples=15 if _N < 100 else _N // 10, deadline=None,
+                suppress_health_check=list(HealthCheck))
+SLOW = settings(max_examples=150 if _N < 100 else _N, deadline=None,
+                suppress_health_check=list(HealthCheck))
 
 GIN_MODELS = ["gin-api", "gin-gdaki", "gin-proxy", "gin-gdaki+pcie-ro+nic-atomic-pcie",
               "gin-gdaki+gdr-order-none+adaptive-routing"]
