@@ -20,10 +20,10 @@ Edges (herd's names):
   it, then the NVLink release store); on the receiving side a read of a signal is a
   ``gin.read_signal`` (acquire), of data an ``ld.acquire.sys``.
 
-All GIN memory is on one receiving rank; a thread that reads runs there (its own
-CTA), a thread that only writes is a sender on its own rank (on the receiver's node
-when it stores over NVLink). Not generated: cross-peer edges, barriers and other
-edges whose two ends are on different ranks' memory.
+``RSigdRW`` / ``RPutdRW``: a read, then a strong signal / a put to another rank.
+GIN memory is placed so that reads are local (docs/generate.md); the peer of a put
+or signal is the owner of its target, so cross-peer edges come for free. The
+barrier, a collective, is the family ``gin-barrier-n``.
 
 The test's name is the cycle, its threads are the cycle's segments between
 communication edges, and its condition fixes every read's value and, for a
@@ -44,6 +44,7 @@ _GIN_SENDER = {
     "PutWSigdWW": "wsig", "PutSigXdWW": "sigx", "PutFlushSigXdWW": "flushsigx",
     "PutNvdWW": "nv", "PutCtrNvdWW": "ctrnv",
 }
+_GIN_RECEIVER = {"RSigdRW": "sig", "RPutdRW": "put"}
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ def parse_edge(name: str, dialect: str) -> Edge:
         return Edge(name, "com", s, d, same_loc=True)
     if dialect == "gin" and name in _GIN_SENDER:
         return Edge(name, "gin", "W", "W", gin=_GIN_SENDER[name])
+    if dialect == "gin" and name in _GIN_RECEIVER:
+        return Edge(name, "gin", "R", "W", gin=_GIN_RECEIVER[name])
     for prefix, fence in (("Pod", None), ("Pos", None), ("MFenced", "mfence"),
                           ("FenceSCd", "sc"), ("FenceAcqReld", "acq_rel")):
         rest = name[len(prefix):]
@@ -79,7 +82,7 @@ def parse_edge(name: str, dialect: str) -> Edge:
                         same_loc=prefix == "Pos", fence=fence)
     known = (["Rfe", "Fre", "Coe", "Wse", "Pod{XY}", "Pos{XY}"]
              + (["MFenced{XY}"] if dialect == "x86" else ["FenceSCd{XY}", "FenceAcqReld{XY}"])
-             + (list(_GIN_SENDER) if dialect == "gin" else []))
+             + (list(_GIN_SENDER) + list(_GIN_RECEIVER) if dialect == "gin" else []))
     raise InputError(f"unknown edge '{name}' for dialect {dialect} (known: {', '.join(known)})")
 
 
@@ -187,9 +190,52 @@ def build_cycle(names: list[str], dialect: str, scope: str = "sys") -> str:
         if e.kind == "fence":
             evs[j].fence_before = e.fence
         if e.kind == "gin":
-            evs[i].via = evs[i].via or "put"
+            if evs[i].kind == "W":
+                evs[i].via = evs[i].via or "put"
             evs[j].via = e.gin
     return _render(names, dialect, scope, evs, nthreads, order, fixed)
+
+
+def _gin_placement(evs: list[_Ev], nthreads: int) -> tuple[dict[int, int], dict[str, int]]:
+    """GIN: the rank of each thread and the rank owning each location. Threads that
+    read a common location share a rank (reads are local); a location lives on the
+    rank of its readers (or, if none reads it, on the first readers' rank, else on a
+    rank of its own); a thread that only writes is a sender on its own rank."""
+    parent = list(range(nthreads))
+
+    def find(t: int) -> int:
+        while parent[t] != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    readers_of: dict[str, list[int]] = {}
+    for ev in evs:
+        if ev.kind == "R":
+            readers_of.setdefault(ev.loc, []).append(ev.thread)
+    for ts in readers_of.values():
+        for t in ts[1:]:
+            parent[find(t)] = find(ts[0])
+    groups: dict[int, int] = {}
+    rank_of: dict[int, int] = {}
+    for t in range(nthreads):
+        root = find(t)
+        if root not in groups:
+            groups[root] = len(groups)
+        rank_of[t] = groups[root]
+    owner: dict[str, int] = {}
+    spare = len(groups)
+    first_reader = next((rank_of[ts[0]] for ts in readers_of.values()), None)
+    for ev in evs:
+        if ev.loc in owner:
+            continue
+        if ev.loc in readers_of:
+            owner[ev.loc] = rank_of[readers_of[ev.loc][0]]
+        elif first_reader is not None:
+            owner[ev.loc] = first_reader
+        else:
+            owner[ev.loc] = spare
+    return rank_of, owner
 
 
 def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads: int,
@@ -199,28 +245,34 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
     regcount = [0] * nthreads
     cond: list[str] = []
     x86_regs = ["EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "R8D", "R9D", "R10D"]
-    # GIN: all memory is on one receiving rank R; a thread that reads runs on R (its own
-    # CTA), a thread that only writes is a sender on its own rank and writes by GIN calls
-    recv = nthreads
-    readers = {ev.thread for ev in evs if ev.kind == "R"}
     signals: set[str] = set()
-    nvlink: set[int] = set()  # sender threads that store over NVLink: on recv's node
     bundled: set[int] = set()  # signal writes carried by the put before them
+    rank_of: dict[int, int] = {}
+    owner: dict[str, int] = {}
+    node_of: dict[int, int] = {}
     if dialect == "gin":
+        rank_of, owner = _gin_placement(evs, nthreads)
+        node_of = {t: rank_of[t] for t in range(nthreads)}
         for ev in evs:
-            if ev.kind == "W" and ev.thread not in readers and ev.via is None:
+            if ev.kind != "W":
+                continue
+            remote = owner[ev.loc] != rank_of[ev.thread]
+            if not remote and ev.via is not None:
+                raise InputError(f"a GIN edge writes {ev.loc} in the writing thread's own "
+                                 "memory: GIN edges write another rank's memory")
+            if remote and ev.via is None:
                 ev.via = "put"
-            if ev.kind == "W" and ev.thread in readers:
-                ev.via = None
             if ev.via in ("nv", "ctrnv"):
-                nvlink.add(ev.thread)
+                node_of[ev.thread] = owner[ev.loc]  # NVLink: the sender sits on that node
             elif ev.via not in (None, "put"):
                 signals.add(ev.loc)
         for i, ev in enumerate(evs):
             if ev.via in ("ssig", "wsig"):
                 prev = evs[i - 1]
-                if prev.thread != ev.thread or prev.via != "put":
-                    raise InputError("a bundled signal (PutSSigdWW, PutWSigdWW) follows a put")
+                if prev.thread != ev.thread or prev.via != "put" or (
+                        owner[prev.loc] != owner[ev.loc]):
+                    raise InputError("a bundled signal (PutSSigdWW, PutWSigdWW) follows a put "
+                                     "to the same rank")
                 key = "sig" if ev.via == "ssig" else "wsig"
                 prev.via = f"put+{key}={ev.loc}" + (f"+{ev.value}" if ev.value != 1 else "")
                 bundled.add(i)
@@ -245,14 +297,13 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
                 if i in fixed:
                     cond.append(f"{t}:{reg}={ev.value}")
             continue
-        loc = f"{ev.loc}@{recv}" if dialect == "gin" else ev.loc
         if ev.kind == "W":
             if i in bundled:
                 continue
             if dialect == "gin" and ev.via is not None:
-                col.extend(_gin_write(ev, recv))
+                col.extend(_gin_write(ev, owner[ev.loc]))
             else:
-                col.append(f"st.relaxed.{scope} {loc}, {ev.value}")
+                col.append(f"st.relaxed.{scope} {ev.loc}, {ev.value}")
             continue
         reg = f"r{regcount[t]}"
         regcount[t] += 1
@@ -261,12 +312,12 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
         elif dialect == "gin":
             col.append(f"ld.acquire.{scope} {reg}, {ev.loc}")
         else:
-            col.append(f"ld.relaxed.{scope} {reg}, {loc}")
+            col.append(f"ld.relaxed.{scope} {reg}, {ev.loc}")
         if i in fixed:
             cond.append(f"{t}:{reg}={ev.value}")
     for loc, ws in order.items():
         if len(ws) > 1:
-            where = f"{loc}@{recv}" if dialect == "gin" else loc
+            where = f"{loc}@{owner[loc]}" if dialect == "gin" else loc
             cond.append(f"{where}={evs[ws[-1]].value}")
     locs = sorted({ev.loc for ev in evs})
     if dialect == "x86":
@@ -278,10 +329,13 @@ def _render(names: list[str], dialect: str, scope: str, evs: list[_Ev], nthreads
                   for t in range(nthreads)]
         init = " ".join(f"{x}=0;" for x in locs)
     else:
-        header = [f"P{t}@cta {t},gpu {recv},node {recv}" if t in readers
-                  else f"P{t}@cta 0,gpu {t},node {recv if t in nvlink else t}"
-                  for t in range(nthreads)]
-        init = " ".join(f"{x} = 0;" for x in locs if x not in signals) + "".join(
+        cta: dict[int, int] = {}
+        header = []
+        for t in range(nthreads):
+            r = rank_of[t]
+            cta[r] = cta.get(r, -1) + 1
+            header.append(f"P{t}@cta {cta[r]},gpu {r},node {node_of[t]}")
+        init = " ".join(f"{x}@{owner[x]} = 0;" for x in locs if x not in signals) + "".join(
             f" {x} : signal;" for x in sorted(signals))
         if any(ev.via == "put+ctr=C" for ev in evs):
             init += " C : counter;"

@@ -16,6 +16,9 @@ directly.
   tail counters;
 - ``gin-fan-out-n[xk]``: one sender puts k words to each of n receivers, each with a
   strong signal; each receiver waits and reads;
+- ``gin-barrier-n``: n ranks, rank i puts to rank i+1 (mod n), then a GIN barrier at
+  fence level put; each rank reads what it was sent (R-GIN-15: Forbidden that it is
+  still 0);
 - ``gin-ring-n``: rank i waits for rank i-1's signal, then puts its token to rank i+1
   with a bundled strong signal; the last rank checks the first token arrived.
 """
@@ -25,7 +28,8 @@ from __future__ import annotations
 from gdrcheck.errors import InputError
 from gdrcheck.gen.cycles import build_cycle
 
-FAMILIES = ("SB", "LB", "IRIW", "MP-chain", "ISA2", "gin-fan-in", "gin-fan-out", "gin-ring")
+FAMILIES = ("SB", "LB", "IRIW", "MP-chain", "ISA2", "gin-fan-in", "gin-fan-out", "gin-ring",
+            "gin-barrier")
 
 
 def family(name: str, size: int, dialect: str = "x86", width: int = 1) -> tuple[str, str]:
@@ -57,6 +61,8 @@ def family(name: str, size: int, dialect: str = "x86", width: int = 1) -> tuple[
         return _fan_out(size, width)
     if name == "gin-ring":
         return _ring(size)
+    if name == "gin-barrier":
+        return _barrier(size)
     raise InputError(f"unknown family '{name}' (choose from {', '.join(FAMILIES)})")
 
 
@@ -122,3 +128,15 @@ def _ring(n: int) -> tuple[str, str]:
     doc = (f"a token passed around {n} ranks by puts with bundled strong signals (R-GIN-2, "
            "R-GIN-13): the last rank sees the first rank's token")
     return name, _text(name, doc, init, headers, cols, f"{n - 1}:r0 != 7")
+
+
+def _barrier(n: int) -> tuple[str, str]:
+    name = f"gin-barrier-{n}"
+    init = "x = 0; s = 1;"
+    headers = [f"P{i}@cta 0,gpu {i},node {i}" for i in range(n)]
+    cols = [[f"gin.put c0, x@{(i + 1) % n}, s", "gin.barrier c0, put", "ld.relaxed.sys r0, x"]
+            for i in range(n)]
+    cond = " \\/ ".join(f"{i}:r0 = 0" for i in range(n))
+    doc = (f"{n} ranks each put to the next, then a barrier at fence level put (R-GIN-15): "
+           "after it every rank sees what it was sent")
+    return name, _text(name, doc, init, headers, cols, cond)

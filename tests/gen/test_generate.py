@@ -74,6 +74,10 @@ def test_ptx_cycles_and_scopes() -> None:
     ("PutSigXdWW Rfe PodRR Fre", "Allowed", "Allowed", "Allowed"),         # #5, R-GIN-7
     ("PutFlushSigXdWW Rfe PodRR Fre", "Allowed", "Allowed", "Forbidden"),  # #6, R-GIN-8
     ("PutCtrNvdWW Rfe PodRR Fre", "Allowed", "Allowed", "Forbidden"),      # #16, R-GIN-9
+    # #7 (WRC): a strong signal covers the same peer only; the put went to another rank
+    ("PutSigdWW Rfe RSigdRW Rfe PodRR Fre", "Allowed", "Allowed", "Allowed"),
+    # #28 through puts (2+2W-shaped): puts to one rank on two QPs are unordered
+    ("PodWW Coe PodWW Coe", "Allowed", "Allowed", "Allowed"),
 ])
 def test_gin_cycles(cycle: str, api: str, gdaki: str, acked: str) -> None:
     test = parse_litmus(build_cycle(cycle.split(), "gin"), "g.litmus")
@@ -92,6 +96,8 @@ def test_gin_cycles(cycle: str, api: str, gdaki: str, acked: str) -> None:
     ("gin-fan-in", 3, "gin", "gin-api", "Forbidden"),
     ("gin-fan-out", 3, "gin", "gin-gdaki", "Forbidden"),
     ("gin-ring", 4, "gin", "gin-proxy", "Forbidden"),
+    ("gin-barrier", 3, "gin", "gin-api", "Forbidden"),
+    ("gin-barrier", 3, "gin", "gin-gdaki", "Forbidden"),
 ])
 def test_families(name: str, size: int, dialect: str, model: str, verdict: str) -> None:
     tname, text = family(name, size, dialect, width=2)
@@ -108,6 +114,16 @@ def test_families(name: str, size: int, dialect: str, model: str, verdict: str) 
 def test_bad_cycles(cycle: str, msg: str) -> None:
     with pytest.raises(InputError, match=msg):
         build_cycle(cycle.split(), "x86")
+
+
+def test_gin_placement() -> None:
+    """Reads are local: the readers of a location run on the rank that owns it; a GIN
+    edge into the writer's own memory is refused."""
+    text = build_cycle("PutSigdWW Rfe RSigdRW Rfe PodRR Fre".split(), "gin")
+    assert "gin.signal c0, x@0" in text and "gin.put_value c0, z@1, 1" in text
+    assert "P1@cta 0,gpu 1,node 1" in text
+    with pytest.raises(InputError, match="own memory"):
+        build_cycle("PutSigdWW Rfe PosRW".split(), "gin")
 
 
 def test_cli(tmp_path: Path) -> None:
