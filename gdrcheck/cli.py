@@ -346,6 +346,10 @@ from gdrcheck.commands_generate import generate  # noqa: E402
 
 main.add_command(generate)
 
+from gdrcheck.commands_hw import hw  # noqa: E402
+
+main.add_command(hw)
+
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,102 @@
+"""``gdrcheck hw``: run PTX litmus tests on a real GPU (gdrcheck/hw/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from gdrcheck.errors import InputError
+
+
+@click.group()
+def hw() -> None:
+    """Run PTX litmus tests on an NVIDIA GPU and hold the model against them."""
+
+
+@hw.command("run")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--iterations", type=int, default=100_000, show_default=True)
+@click.option("--batch", type=int, default=32 * 1024, show_default=True,
+              help="Instances per launch.")
+@click.option("--stress", type=int, default=0, show_default=True,
+              help="Memory-stress blocks per launch.")
+@click.option("--model", default="ptx", show_default=True)
+@click.option("--results", type=click.Path(dir_okay=False), default=None,
+              help="Append one JSON line per test here.")
+@click.option("--kernels", type=click.Path(file_okay=False), default=None,
+              help="Keep each generated kernel source in this directory.")
+def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, model: str,
+            results: str | None, kernels: str | None) -> None:
+    """Run each PTX test FILE on the GPU and print litmus7-style histograms."""
+    from gdrcheck.hw.run import NoGpu, check_states, format_result, run_test
+    from gdrcheck.litmus import load_litmus
+
+    failures = 0
+    for path in files:
+        try:
+            test = load_litmus(path)
+            res = run_test(test, iterations, batch, stress)
+        except NoGpu as err:
+            click.echo(err.message, err=True)
+            sys.exit(2)
+        except InputError as err:
+            click.echo(err.render(), err=True)
+            continue
+        except Exception as exc:  # noqa: BLE001 - one test's compile or launch failure
+            click.echo(f"{path}: could not run on the GPU: {exc}", err=True)
+            continue
+        try:
+            check_states(res, test, model)
+        except ImportError as exc:
+            click.echo(f"(model check deferred to 'gdrcheck hw report': {exc})", err=True)
+        failures += bool(res.forbidden_states)
+        click.echo(format_result(res) + "\n")
+        if kernels:
+            Path(kernels).mkdir(parents=True, exist_ok=True)
+            (Path(kernels) / f"{test.name}.cu").write_text(res.source)
+        if results:
+            fd = os.open(results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, (json.dumps(res.json()) + "\n").encode())
+            finally:
+                os.close(fd)
+    sys.exit(1 if failures else 0)
+
+
+@hw.command("report")
+@click.argument("results", type=click.Path(exists=True, dir_okay=False))
+@click.option("--model", default="ptx", show_default=True)
+def report_cmd(results: str, model: str) -> None:
+    """Table of a results file: model verdict, observed count / iterations, weak rate;
+    observed states are (re)checked against MODEL here."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from gdrcheck.hw.run import HwResult, check_states
+    from gdrcheck.litmus import load_litmus
+
+    table = Table(title=f"gdrcheck hw report ({results})")
+    for col in ("test", "device", "model verdict", "observed / iterations", "rate",
+                "forbidden states seen"):
+        table.add_column(col)
+    bad = 0
+    for line in Path(results).read_text().splitlines():
+        if not line.strip():
+            continue
+        d = json.loads(line)
+        res = HwResult(d["test"], d.get("file"), d["iterations"], d["histogram"],
+                       d["positive"], d["seconds"], d["device"])
+        path = d.get("file")
+        if path and Path(path).exists():
+            check_states(res, load_litmus(path), model)
+        bad += bool(res.forbidden_states)
+        table.add_row(res.test, res.device, res.model_verdict or "?",
+                      f"{res.positive} / {res.iterations}",
+                      f"{res.positive / max(1, res.iterations):.2e}",
+                      "; ".join(res.forbidden_states) or "-")
+    Console(width=160).print(table)
+    sys.exit(1 if bad else 0)

@@ -1,0 +1,88 @@
+"""gdrcheck hw on the CPU: the generated CUDA source (structure, and that nvcc compiles
+it where nvcc exists), the no-GPU error, and the report of the committed H200 run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gdrcheck.cli import main
+from gdrcheck.errors import UnsupportedError
+from gdrcheck.hw.codegen import generate
+from gdrcheck.litmus import load_litmus, parse_litmus
+
+ROOT = Path(__file__).resolve().parents[2]
+PTX = sorted((ROOT / "litmus" / "ptx").glob("*.litmus"))
+
+
+def test_every_access_is_inline_ptx_with_its_semantics_and_scope() -> None:
+    k = generate(load_litmus(str(ROOT / "litmus" / "ptx" / "MP+rel+acq-gpu.litmus")))
+    src = k.source
+    assert 'asm volatile("st.global.s32 [%0], %1;"' in src  # st.weak
+    assert 'asm volatile("st.release.gpu.global.s32 [%0], %1;"' in src
+    assert 'asm volatile("ld.acquire.gpu.global.s32 %0, [%1];"' in src
+    assert "#define GROUPS 2" in src and "ROLE[GROUPS * WARPS] = {0, 1}" in src
+    assert k.regs == [(1, "r1"), (1, "r2")] and k.locations == ["x", "y"]
+
+
+def test_same_cta_threads_share_a_block() -> None:
+    k = generate(load_litmus(str(ROOT / "litmus" / "ptx" / "MP+rel+acq-cta-samecta.litmus")))
+    assert k.groups == [[0, 1]] and k.warps == 2
+
+
+def test_fences_atomics_labels() -> None:
+    text = ("PTX T\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+            " fence.sc.cta | LC00: ;\n red.acq_rel.gpu.add x, 1 | ld.relaxed.gpu r0, y ;\n"
+            " atom.relaxed.sys.sub r1, y, 2 | beq r0, 0, LC00 ;\n"
+            "exists (1:r0 = 1)\n")
+    src = generate(parse_litmus(text, "t.litmus")).source
+    assert 'asm volatile("fence.sc.cta;"' in src
+    assert "atom.acq_rel.gpu.global.add.s32" in src  # red takes no .acq_rel: an atom
+    assert "atom.relaxed.sys.global.add.s32" in src and "-(2)" in src  # sub = add -v
+    assert "L1_LC00:;" in src and "goto L1_LC00;" in src
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("PTX T\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;\n st.relaxed.sys x, 1 | "
+     "ld.relaxed.sys r0, x ;\nexists (1:r0 = 1)\n", "several GPUs"),
+    ("PTX T\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n bar.cta.sync 0 | "
+     "bar.cta.sync 0 ;\nexists (x = 1)\n", "cannot run PtxBarrier"),
+])
+def test_unsupported(text: str, msg: str) -> None:
+    with pytest.raises(UnsupportedError, match=msg):
+        generate(parse_litmus(text, "t.litmus"))
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_nvcc_compiles_the_library(tmp_path: Path) -> None:
+    for path in PTX:
+        try:
+            k = generate(load_litmus(str(path)))
+        except UnsupportedError:
+            continue
+        cu = tmp_path / "k.cu"
+        cu.write_text(k.source)
+        r = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "k.o")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"{path.name}: {r.stderr[-500:]}"
+
+
+def test_without_a_gpu_it_says_so_and_exits_2() -> None:
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("CuPy is installed here")
+    except ImportError:
+        pass
+    r = CliRunner().invoke(main, ["hw", "run", str(PTX[0])])
+    assert r.exit_code == 2 and "needs an NVIDIA GPU" in r.output
+
+
+def test_report_of_the_committed_h200_run() -> None:
+    data = ROOT / "docs" / "data" / "hw-h200-ptx.jsonl"
+    r = CliRunner().invoke(main, ["hw", "report", str(data)])
+    assert r.exit_code == 0, r.output  # no observed state is forbidden by ptx
+    assert "MP+weaks" in r.output and "1621 / 5000000" in r.output
