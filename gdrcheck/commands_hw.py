@@ -55,6 +55,15 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, mo
             click.echo(f"(model check deferred to 'gdrcheck hw report': {exc})", err=True)
         failures += bool(res.forbidden_states)
         click.echo(format_result(res) + "\n")
+        if res.forbidden_states:
+            # a soundness failure of the model: keep a reproducer
+            rep = Path(kernels or ".") / f"REPRODUCER-{test.name}"
+            rep.mkdir(parents=True, exist_ok=True)
+            (rep / f"{test.name}.litmus").write_text(test.source or "")
+            (rep / f"{test.name}.cu").write_text(res.source)
+            (rep / "result.json").write_text(json.dumps(res.json(), indent=2))
+            click.echo(f"SOUNDNESS FAILURE of {model} on {test.name}: reproducer in {rep}",
+                       err=True)
         if kernels:
             Path(kernels).mkdir(parents=True, exist_ok=True)
             (Path(kernels) / f"{test.name}.cu").write_text(res.source)
@@ -93,6 +102,9 @@ def report_cmd(results: str, model: str) -> None:
         path = d.get("file")
         if path and Path(path).exists():
             check_states(res, load_litmus(path), model)
+        else:  # the test file is not here: what the run itself found
+            res.model, res.model_verdict = d.get("model"), d.get("model_verdict")
+            res.forbidden_states = list(d.get("forbidden_states") or [])
         bad += bool(res.forbidden_states)
         table.add_row(res.test, res.device, res.model_verdict or "?",
                       f"{res.positive} / {res.iterations}",
