@@ -29,8 +29,11 @@ def hw() -> None:
               help="Append one JSON line per test here.")
 @click.option("--kernels", type=click.Path(file_okay=False), default=None,
               help="Keep each generated kernel source in this directory.")
+@click.option("--stand-in", is_flag=True,
+              help="Run GIN-dialect LSA tests (PTX on x@k) on ONE GPU, one CTA standing in "
+                   "for each GPU: not an NVLink run (issue 7 needs two GPUs).")
 def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, model: str,
-            results: str | None, kernels: str | None) -> None:
+            results: str | None, kernels: str | None, stand_in: bool) -> None:
     """Run each PTX test FILE on the GPU and print litmus7-style histograms."""
     from gdrcheck.hw.run import NoGpu, check_states, format_result, run_test
     from gdrcheck.litmus import load_litmus
@@ -39,7 +42,7 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, mo
     for path in files:
         try:
             test = load_litmus(path)
-            res = run_test(test, iterations, batch, stress)
+            res = run_test(test, iterations, batch, stress, stand_in=stand_in)
         except NoGpu as err:
             click.echo(err.message, err=True)
             sys.exit(2)
@@ -98,7 +101,8 @@ def report_cmd(results: str, model: str) -> None:
             continue
         d = json.loads(line)
         res = HwResult(d["test"], d.get("file"), d["iterations"], d["histogram"],
-                       d["positive"], d["seconds"], d["device"])
+                       d["positive"], d["seconds"], d["device"],
+                       stand_in=bool(d.get("stand_in")))
         path = d.get("file")
         if path and Path(path).exists():
             check_states(res, load_litmus(path), model)
@@ -106,7 +110,8 @@ def report_cmd(results: str, model: str) -> None:
             res.model, res.model_verdict = d.get("model"), d.get("model_verdict")
             res.forbidden_states = list(d.get("forbidden_states") or [])
         bad += bool(res.forbidden_states)
-        table.add_row(res.test, res.device, res.model_verdict or "?",
+        table.add_row(res.test + (" (stand-in)" if res.stand_in else ""), res.device,
+                      res.model_verdict or "?",
                       f"{res.positive} / {res.iterations}",
                       f"{res.positive / max(1, res.iterations):.2e}",
                       "; ".join(res.forbidden_states) or "-")

@@ -62,13 +62,20 @@ class _Gen:
         self.locs: list[str] = []
         self.regs: list[tuple[int, str]] = []
 
+    rank: int | None = None  # GIN (stand-in mode): the rank of the thread being generated
+
     def loc(self, ref: A.LocRef) -> int:
-        if ref.rank is not None:
-            raise UnsupportedError("locations of other ranks (x@k) need several GPUs: "
-                                   "gdrcheck hw runs single-GPU PTX tests", pos=ref.pos)
-        if ref.name not in self.locs:
-            self.locs.append(ref.name)
-        return self.locs.index(ref.name)
+        if self.test.arch == "GIN":
+            k = ref.rank if ref.rank is not None else self.rank
+            name = f"{ref.name}@{k}"
+        elif ref.rank is not None:
+            raise UnsupportedError("locations of other ranks (x@k) need a GIN test",
+                                   pos=ref.pos)
+        else:
+            name = ref.name
+        if name not in self.locs:
+            self.locs.append(name)
+        return self.locs.index(name)
 
     def val(self, v: A.Value) -> str:
         return str(v.value) if isinstance(v, A.Const) else f"r_{v.name}"
@@ -77,6 +84,7 @@ class _Gen:
 
     def thread_body(self, th: A.Thread) -> list[str]:
         self.thread = th.index
+        self.rank = th.placement.gpu
         out: list[str] = []
         for ins in th.instrs:
             out.extend(self.instr(ins))
@@ -180,21 +188,28 @@ def _registers(th: A.Thread) -> list[str]:
     return names
 
 
-def generate(test: A.Test) -> Kernel:
-    """The CUDA source running ``test`` (PTX dialect, one GPU)."""
-    if test.arch != "PTX":
+def generate(test: A.Test, stand_in: bool = False) -> Kernel:
+    """The CUDA source running ``test`` on one GPU. A PTX test's threads must sit on one
+    GPU. With ``stand_in``, a GIN-dialect test made of PTX instructions only (the LSA
+    tests: loads and stores on x@k over NVLink) runs with one CTA standing in for each
+    GPU and x@k as ordinary locations: NOT an NVLink run (issue 7 needs two GPUs)."""
+    if test.arch == "GIN" and not stand_in:
+        raise UnsupportedError("a GIN test needs several GPUs; --stand-in runs its PTX "
+                               "instructions with one CTA per GPU on one GPU", test.path)
+    if test.arch not in ("PTX", "GIN"):
         raise UnsupportedError(f"gdrcheck hw runs PTX tests, not {test.arch}", test.path)
     gpus = {th.placement.gpu for th in test.threads} - {None}
-    if len(gpus) > 1:
+    if len(gpus) > 1 and test.arch == "PTX":
         raise UnsupportedError("the test places threads on several GPUs: gdrcheck hw runs "
                                "on one GPU", test.path)
     g = _Gen(test)
     for item in test.init:
-        if isinstance(item, A.InitLoc):
+        if isinstance(item, A.InitLoc) and (test.arch == "PTX" or item.loc.rank is not None):
             g.loc(item.loc)
-    ctas: dict[int, list[int]] = {}
+    ctas: dict[tuple[int, int], list[int]] = {}
     for i, th in enumerate(test.threads):
-        ctas.setdefault(th.placement.cta if th.placement.cta is not None else 0, []).append(i)
+        key = (th.placement.gpu or 0, th.placement.cta if th.placement.cta is not None else 0)
+        ctas.setdefault(key, []).append(i)
     groups = [ctas[k] for k in sorted(ctas)]
     warps = max(len(gr) for gr in groups)
     bodies: list[str] = []
@@ -217,9 +232,16 @@ def generate(test: A.Test) -> Kernel:
         bodies.append(
             f"  if (role == {i}) {{  // P{th.index}\n"
             + "".join(f"    {x}\n" for x in decl + body + outs) + "  }\n")
-    init = {}
+    init: dict[str, int] = {}
     for item in test.init:
-        if isinstance(item, A.InitLoc):
+        if isinstance(item, A.InitLoc) and test.arch == "GIN":
+            if item.loc.rank is not None:
+                init[f"{item.loc.name}@{item.loc.rank}"] = item.value
+            else:  # symmetric: every rank's copy
+                for name in g.locs:
+                    if name.rsplit("@", 1)[0] == item.loc.name:
+                        init.setdefault(name, item.value)
+        elif isinstance(item, A.InitLoc):
             init[item.loc.name] = item.value
     role_table = ", ".join(
         str(gr[w]) if w < len(gr) else "-1" for gr in groups for w in range(warps))

@@ -41,6 +41,7 @@ class HwResult:
     forbidden_states: list[str] = field(default_factory=list)  # observed but forbidden
     model_verdict: str | None = None
     source: str = ""
+    stand_in: bool = False  # CTAs of one GPU stood in for several GPUs (no NVLink)
 
     @property
     def observation(self) -> str:
@@ -55,6 +56,7 @@ class HwResult:
             "positive": self.positive, "observation": self.observation,
             "seconds": round(self.seconds, 3), "device": self.device, "model": self.model,
             "model_verdict": self.model_verdict, "forbidden_states": self.forbidden_states,
+            "stand_in": self.stand_in,
         }
 
 
@@ -74,14 +76,14 @@ def state_key(names: list[str], values: tuple[int, ...]) -> str:
 
 
 def run_test(test: A.Test, iterations: int = 100_000, batch: int = 32 * 1024,
-             stress: int = 0, seed: int = 1) -> HwResult:
+             stress: int = 0, seed: int = 1, stand_in: bool = False) -> HwResult:
     """Run ``test`` ``iterations`` times on the GPU; no model check (see check_states)."""
     cp = _cupy()
     import numpy as np
 
     from gdrcheck.engine.observe import Observables
 
-    k: Kernel = generate(test)
+    k: Kernel = generate(test, stand_in=stand_in)
     dev = cp.cuda.Device()
     props = cp.cuda.runtime.getDeviceProperties(dev.id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
@@ -133,7 +135,8 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int = 32 * 1024,
                    if obs.eval_state(test.condition.prop, tuple(zip(names, st, strict=True))))
     return HwResult(test.name, test.path, iterations,
                     {state_key(names, st): c for st, c in sorted(hist.items())},
-                    positive, secs, name, source=k.source)
+                    positive, secs, name, source=k.source,
+                    stand_in=stand_in and test.arch == "GIN")
 
 
 def check_states(res: HwResult, test: A.Test, model: str = "ptx") -> HwResult:
@@ -151,7 +154,9 @@ def check_states(res: HwResult, test: A.Test, model: str = "ptx") -> HwResult:
 
 def format_result(res: HwResult) -> str:
     """litmus7's layout, with each state held against the model."""
-    lines = [f"Test {res.test} (gdrcheck hw, {res.device})",
+    where = res.device + (", STAND-IN: one CTA per GPU on one GPU, not NVLink"
+                          if res.stand_in else "")
+    lines = [f"Test {res.test} (gdrcheck hw, {where})",
              f"Histogram ({len(res.histogram)} states)"]
     for st, c in sorted(res.histogram.items(), key=lambda kv: -kv[1]):
         mark = ""

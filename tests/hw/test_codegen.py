@@ -86,3 +86,21 @@ def test_report_of_the_committed_h200_run() -> None:
     r = CliRunner().invoke(main, ["hw", "report", str(data)])
     assert r.exit_code == 0, r.output  # no observed state is forbidden by ptx
     assert "MP+weaks" in r.output and "1621 / 5000000" in r.output
+
+
+def test_stand_in_runs_lsa_tests_with_one_cta_per_gpu() -> None:
+    """Issue 7 needs two GPUs; until then an LSA test runs with a CTA per GPU, x@k as
+    plain locations, and says so."""
+    test = load_litmus(str(ROOT / "litmus" / "lsa" / "01-MP+st+rel.sys.litmus"))
+    with pytest.raises(UnsupportedError, match="stand-in"):
+        generate(test)
+    k = generate(test, stand_in=True)
+    assert len(k.groups) == 2 and all(n.count("@") == 1 for n in k.locations)
+    assert "st.release.sys.global.s32" in k.source
+
+
+def test_report_of_the_stand_in_run() -> None:
+    data = ROOT / "docs" / "data" / "hw-h200-lsa-standin.jsonl"
+    r = CliRunner().invoke(main, ["hw", "report", str(data), "--model", "lsa"])
+    assert r.exit_code == 0, r.output
+    assert "(stand-in)" in r.output
