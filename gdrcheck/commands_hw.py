@@ -39,6 +39,7 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, mo
     from gdrcheck.litmus import load_litmus
 
     failures = 0
+    bad_input = False
     for path in files:
         try:
             test = load_litmus(path)
@@ -47,10 +48,14 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, mo
             click.echo(err.message, err=True)
             sys.exit(2)
         except InputError as err:
+            if err.path is None:
+                err.path = path
             click.echo(err.render(), err=True)
+            bad_input = True
             continue
         except Exception as exc:  # noqa: BLE001 - one test's compile or launch failure
             click.echo(f"{path}: could not run on the GPU: {exc}", err=True)
+            bad_input = True
             continue
         try:
             check_states(res, test, model)
@@ -76,7 +81,7 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, mo
                 os.write(fd, (json.dumps(res.json()) + "\n").encode())
             finally:
                 os.close(fd)
-    sys.exit(1 if failures else 0)
+    sys.exit(2 if bad_input else 1 if failures else 0)
 
 
 @hw.command("report")

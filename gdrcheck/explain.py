@@ -48,7 +48,7 @@ from gdrcheck.cat.values import Pair, RelV, SetV, Value
 from gdrcheck.engine.backends import concrete_check
 from gdrcheck.engine.replay import evaluate, frame_of_witness, witness_of_model
 from gdrcheck.engine.result import Result, Witness, WitnessEvent
-from gdrcheck.engine.smt import Query, build_query
+from gdrcheck.engine.smt import Query, build_query, query_solver
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower import DEFAULT_UNROLL, lower
 from gdrcheck.lower.program import Program
@@ -638,12 +638,7 @@ def explain(
         return str(src.path), src.text
 
     q = build_query(prog, loaded.stmts, chosen, test, path_of)
-    s = z3.Solver()
-    if timeout:
-        s.set("timeout", max(1, int(timeout * 1000)))
-    s.add(q.enc.constraints)
-    if q.filter is not None:
-        s.add(q.filter)
+    s = query_solver(q, timeout)
     target = q.prop if outcome == "P" else z3.Not(q.prop)
     lits = q.axiom_lits
     core = [a for a in out.axioms if a in lits]

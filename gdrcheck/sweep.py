@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import z3
 
 from gdrcheck.engine.result import LIVENESS_PREFIX
-from gdrcheck.engine.smt import build_query
+from gdrcheck.engine.smt import build_query, query_solver
 from gdrcheck.errors import InputError, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower import DEFAULT_UNROLL, lower
@@ -202,12 +202,7 @@ def sweep_test(
     q = build_query(prog, loaded.stmts, fixed, test, path_of, variant_vars=var)
     relevant = tuple(n for n in free if n in q.used_variants)
     inert = tuple(n for n in free if n not in q.used_variants)
-    s = z3.Solver()
-    if timeout:
-        s.set("timeout", max(1, int(timeout * 1000)))
-    s.add(q.enc.constraints)
-    if q.filter is not None:
-        s.add(q.filter)
+    s = query_solver(q, timeout)
     region = _Region(s, list(q.axiom_lits.values()), var, relevant)
     try:
         flag_sets = {name: region.sat_set(term) for name, term in q.flag_terms.items()

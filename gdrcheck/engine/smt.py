@@ -363,6 +363,17 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
                  frozenset(ev.used_variants))
 
 
+def query_solver(q: Query, timeout: float | None = None) -> z3.Solver:
+    """A solver holding the candidate executions of ``q`` (and its filter)."""
+    s = z3.Solver()
+    if timeout:
+        s.set("timeout", max(1, int(timeout * 1000)))
+    s.add(q.enc.constraints)
+    if q.filter is not None:
+        s.add(q.filter)
+    return s
+
+
 class SmtEngine:
     name = "smt"
 
@@ -370,13 +381,7 @@ class SmtEngine:
         self.timeout = timeout
 
     def _solver(self, q: Query) -> z3.Solver:
-        s = z3.Solver()
-        if self.timeout:
-            s.set("timeout", max(1, int(self.timeout * 1000)))
-        s.add(q.enc.constraints)
-        if q.filter is not None:
-            s.add(q.filter)
-        return s
+        return query_solver(q, self.timeout)
 
     def run(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
             test: A.Test, model_name: str, states: bool = False, path_of: Any = None) -> Result:

@@ -612,29 +612,11 @@ class Test:
             out.extend(s.strip() for s in v.split(",") if s.strip())
         return tuple(out)
 
-    @property
-    def expectations(self) -> tuple[Expectation, ...]:
-        """Parsed ``Expect=`` entries (the parser validates their syntax)."""
+    def _entries(self, key: str) -> tuple[Expectation, ...]:
+        """``key=model{+variant}*:Verdict, ...`` entries (the parser checks their syntax)."""
         out: list[Expectation] = []
         for m in self.meta:
-            if m.key != "Expect":
-                continue
-            for item in m.value.split(","):
-                item = item.strip()
-                if not item:
-                    continue
-                model_part, _, verdict = item.rpartition(":")
-                names = model_part.split("+")
-                out.append(Expectation(names[0], tuple(names[1:]), verdict, m.pos))
-        return tuple(out)
-
-    @property
-    def liveness_expectations(self) -> tuple[Expectation, ...]:
-        """``Liveness=model{+variant}*:Hang|Live`` entries: whether some blocking wait
-        may block forever under the model (format §4.4; reported as Liveness lines)."""
-        out: list[Expectation] = []
-        for m in self.meta:
-            if m.key != "Liveness":
+            if m.key != key:
                 continue
             for item in m.value.split(","):
                 item = item.strip()
@@ -643,6 +625,17 @@ class Test:
                     names = model_part.split("+")
                     out.append(Expectation(names[0], tuple(names[1:]), verdict, m.pos))
         return tuple(out)
+
+    @property
+    def expectations(self) -> tuple[Expectation, ...]:
+        """Parsed ``Expect=`` entries."""
+        return self._entries("Expect")
+
+    @property
+    def liveness_expectations(self) -> tuple[Expectation, ...]:
+        """``Liveness=model{+variant}*:Hang|Live`` entries: whether some blocking wait
+        may block forever under the model (format §4.4; reported as Liveness lines)."""
+        return self._entries("Liveness")
 
     @property
     def sources(self) -> tuple[str, ...]:

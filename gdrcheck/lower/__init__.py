@@ -85,13 +85,7 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
     for loc in locations:
         init_values.setdefault(loc, 0)
 
-    # Initial writes: one per location, thread -1, always executed.
-    root = b.new_block(-1, None, None, True)
-    for loc in locations:
-        b.new_event(
-            thread=-1, kind="W", loc=loc, tags=frozenset({"INIT"}), block=root, parent=None,
-            value=init_values[loc], label=f"{loc}={init_values[loc]}",
-        )
+    _initial_writes(b, locations, init_values)
 
     for th in test.threads:
         pl = th.placement
@@ -118,6 +112,22 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll)
 
+    return _program(test, b, locations, init_values, unroll)
+
+
+def _initial_writes(b: ProgramBuilder, locations: list[str], init_values: dict[str, int]
+                    ) -> None:
+    """One initial write per location (thread -1, always executed)."""
+    root = b.new_block(-1, None, None, True)
+    for loc in locations:
+        v = init_values.get(loc, 0)
+        b.new_event(thread=-1, kind="W", loc=loc, tags=frozenset({"INIT"}), block=root,
+                    parent=None, value=v, label=f"{loc}={v}")
+
+
+def _program(test: A.Test, b: ProgramBuilder, locations: list[str],
+             init_values: dict[str, int], unroll: int,
+             aliases: dict[str, str] | None = None) -> Program:
     return Program(
         name=test.name,
         arch=test.arch,
@@ -126,12 +136,13 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
         leaves=b.leaves,
         nthreads=len(test.threads),
         locations=locations,
-        init_values=init_values,
+        init_values={loc: init_values.get(loc, 0) for loc in locations},
         rmw=b.rmw,
         data=b.data,
         addr=b.addr,
         ctrl=b.ctrl,
         unroll=unroll,
+        aliases=aliases or {},
     )
 
 
@@ -298,24 +309,5 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
         if isinstance(item, A.InitLoc) and item.loc.rank is None:
             for k in world.ranks:
                 init_values.setdefault(f"{item.loc.name}@{k}", item.value)
-    root = b.new_block(-1, None, None, True)
-    for loc in locations:
-        v = init_values.get(loc, 0)
-        b.new_event(thread=-1, kind="W", loc=loc, tags=frozenset({"INIT"}), block=root,
-                    parent=None, value=v, label=f"{loc}={v}")
-    return Program(
-        name=test.name,
-        arch=test.arch,
-        events=b.events,
-        blocks=b.blocks,
-        leaves=b.leaves,
-        nthreads=len(test.threads),
-        locations=locations,
-        init_values={loc: init_values.get(loc, 0) for loc in locations},
-        rmw=b.rmw,
-        data=b.data,
-        addr=b.addr,
-        ctrl=b.ctrl,
-        unroll=unroll,
-        aliases=aliases,
-    )
+    _initial_writes(b, locations, init_values)
+    return _program(test, b, locations, init_values, unroll, aliases)

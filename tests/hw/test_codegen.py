@@ -104,3 +104,10 @@ def test_report_of_the_stand_in_run() -> None:
     r = CliRunner().invoke(main, ["hw", "report", str(data), "--model", "lsa"])
     assert r.exit_code == 0, r.output
     assert "(stand-in)" in r.output
+
+
+def test_bad_input_is_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.litmus"
+    bad.write_text("PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.acquire r0, x ;\nexists (0:r0=1)\n")
+    r = CliRunner().invoke(main, ["hw", "run", str(bad)])
+    assert r.exit_code == 2 and "bad.litmus:4:" in r.output and "Traceback" not in r.output
