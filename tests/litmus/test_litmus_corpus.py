@@ -5,7 +5,6 @@ Every file parses, and printing then parsing again gives the same AST.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -72,18 +71,6 @@ def test_peer_file_parses_and_round_trips(path: Path) -> None:
 @pytest.mark.parametrize("path", EXAMPLE_FILES)
 def test_example_parses_and_round_trips(path: Path) -> None:
     _round_trip(path)
-
-
-def test_peer_corpus_is_fast() -> None:
-    files = _litmus_files(PEERS)
-    if not files:
-        pytest.skip(f"{PEERS} is absent")
-    texts = [(str(f), f.read_text()) for f in files]
-    start = time.perf_counter()
-    for name, text in texts:
-        parse_litmus(text, name)
-    per_file = (time.perf_counter() - start) / len(texts)
-    assert per_file < 0.02, f"{per_file * 1000:.1f} ms per file"
 
 
 def test_mp_put_strongsig_ast() -> None:
