@@ -21,9 +21,10 @@ import sys
 import time
 from pathlib import Path
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import load_litmus
-from gdrcheck.runner import check_test
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,7 +75,7 @@ def timed(test: A.Test, model: str, engine: str, repeat: int = 1) -> tuple[float
     verdict = ""
     for _ in range(repeat):
         t0 = time.perf_counter()
-        verdict = check_test(test, model, engine=engine).verdict
+        verdict = check_test(test, model, options=CheckOptions(engine=engine)).verdict
         best = min(best, time.perf_counter() - t0)
     return best, verdict
 

@@ -26,10 +26,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.models import accepts, load_models
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.errors import InputError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import load_litmus
-from gdrcheck.runner import accepts, check_test, load_models
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = ("classic", "ptx")
@@ -53,7 +55,7 @@ def family_of(path: Path, root: Path) -> str:
 
 def timed(test: A.Test, model: str, engine: str) -> tuple[float, str]:
     t0 = time.perf_counter()
-    verdict = check_test(test, model, engine=engine).verdict
+    verdict = check_test(test, model, options=CheckOptions(engine=engine)).verdict
     return time.perf_counter() - t0, verdict
 
 

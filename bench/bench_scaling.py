@@ -19,9 +19,10 @@ import sys
 import time
 from pathlib import Path
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.gen.families import family
 from gdrcheck.litmus import parse_litmus
-from gdrcheck.runner import check_test
 
 SERIES = [
     # (family, dialect, model, sizes, width)
@@ -42,7 +43,7 @@ QUICK = {"SB": [2, 8, 40], "LB": [2, 8], "IRIW": [2, 6, 20], "MP-chain": [2, 8],
 def _time(text: str, name: str, model: str, engine: str, timeout: float) -> tuple[str, float]:
     test = parse_litmus(text, f"{name}.litmus")
     t0 = time.perf_counter()
-    res = check_test(test, model, engine=engine, timeout=timeout)
+    res = check_test(test, model, options=CheckOptions(engine=engine, timeout=timeout))
     return res.verdict, time.perf_counter() - t0
 
 

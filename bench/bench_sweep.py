@@ -30,9 +30,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.models import get_model
+from gdrcheck.analysis.sweep import sweep_test
 from gdrcheck.litmus import load_litmus
-from gdrcheck.runner import check_test, get_model
-from gdrcheck.sweep import sweep_test
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = (

@@ -24,26 +24,29 @@ variant, a model that does not describe the test) raises
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gdrcheck.engine.result import Result, Witness
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.models import (
+    ALL,
+    DEFAULT_MODEL,
+    ModelSpec,
+    expected_specs,
+    expected_verdict,
+)
+from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions, split_list
+from gdrcheck.engine.result import Result, Verdict, Witness
 from gdrcheck.errors import InputError
 from gdrcheck.litmus import ast as A
-from gdrcheck.lower import DEFAULT_UNROLL
 from gdrcheck.report.herd import format_result, format_witness
-from gdrcheck.runner import ModelSpec, check_test
 
 __all__ = [
-    "DEFAULT_MODEL", "Outcome", "assert_allowed", "assert_forbidden", "assert_verdict",
-    "check", "expected_models", "load_test",
+    "DEFAULT_MODEL", "CheckOptions", "Outcome", "Verdict", "assert_allowed",
+    "assert_forbidden", "assert_verdict", "check", "expected_models", "load_test",
 ]
-
-DEFAULT_MODEL = {"X86": "x86tso", "PTX": "ptx", "GIN": "gin-api"}
-"""The model run when none is given and the test has no ``Expect=`` line."""
 
 ARCHS = ("X86", "PTX", "GIN")
 
@@ -56,8 +59,8 @@ class Outcome:
     """The test's name."""
     model: str
     """The model as run: ``NAME+VARIANT+...`` (with the ``variants`` argument applied)."""
-    verdict: str
-    """Allowed, Forbidden, Required, Undefined or Unknown."""
+    verdict: Verdict
+    """Allowed, Forbidden, Required, Undefined or Unknown (a ``str`` enum)."""
     states: list[dict[str, int]] | None
     """Every final state (``states=True``, or the explicit engine); None otherwise."""
     witness: Witness | None
@@ -132,9 +135,7 @@ def load_test(test: str | Path | A.Test) -> A.Test:
 def expected_models(test: str | Path | A.Test) -> list[str]:
     """The models of the test's ``Expect=`` lines (``NAME+VARIANT``), in order, without
     repeats; the dialect's default model when there are none."""
-    t = load_test(test)
-    out = list(dict.fromkeys(str(ModelSpec(e.model, e.variants)) for e in t.expectations))
-    return out or [DEFAULT_MODEL[t.arch]]
+    return [str(spec) for spec in expected_specs(load_test(test))]
 
 
 def _spec(t: A.Test, model: str | ModelSpec | None, variants: Sequence[str]) -> ModelSpec:
@@ -150,48 +151,34 @@ def _spec(t: A.Test, model: str | ModelSpec | None, variants: Sequence[str]) -> 
         if "," in model:
             raise InputError(f"one model at a time, not '{model}' (call check once per model)")
         spec = ModelSpec.parse(model)
-        if spec.name == "all":
+        if spec.name == ALL:
             raise InputError("model 'all' is a command-line shorthand: call check once per "
-                             "model (gdrcheck.runner.accepting_models lists them)")
+                             "model (gdrcheck.analysis.models.accepting_models lists them)")
     else:
         raise InputError(f"a model is a name such as 'ptx' or 'gin-gdaki+pcie-ro', "
                          f"not {type(model).__name__}")
-    extra = tuple(v for v in _variant_list(variants) if v not in spec.variants)
-    return ModelSpec(spec.name, spec.variants + extra)
+    return spec.with_variants(split_list(variants))
 
 
-def _variant_list(variants: Sequence[str] | str) -> list[str]:
-    if isinstance(variants, str):
-        variants = [variants]
-    out: list[str] = []
-    for v in variants:
-        out.extend(x.strip() for x in v.split(",") if x.strip())
-    return out
+def explanation_text(t: A.Test, spec: ModelSpec, options: CheckOptions) -> str:
+    """The text of ``gdrcheck explain`` for ``t`` under ``spec``."""
+    from gdrcheck.analysis.explain import explain
+    from gdrcheck.report.explain import format_explanation
+
+    return format_explanation(explain(t, spec, (), options))
 
 
-def _expected(t: A.Test, spec: ModelSpec) -> str | None:
-    for e in t.expectations:
-        if e.model == spec.name and set(e.variants) == set(spec.variants):
-            return e.verdict
-    return None
-
-
-def _explain_text(t: A.Test, spec: ModelSpec, res: Result, explain: bool,
-                  **kw: Any) -> str:
+def _explanation(t: A.Test, spec: ModelSpec, res: Result, explain: bool,
+                 options: CheckOptions) -> str:
     text = format_result(t, res, show_witness=True)
     if not explain:
         return text
     try:
-        explain_text = importlib.import_module("gdrcheck.explain").explain_text
-    except (ImportError, AttributeError):
-        return text  # the explain module is not there (yet): herd's layout says why
-    try:
-        out = explain_text(t, str(spec), tuple(spec.variants), **kw)
+        return explanation_text(t, spec, options)
     except InputError:
         raise
     except Exception as exc:  # an explanation that fails must not lose the verdict
         return f"{text}\n(explain failed: {type(exc).__name__}: {exc})"
-    return str(out)
 
 
 def check(
@@ -199,25 +186,25 @@ def check(
     model: str | ModelSpec | None = None,
     *,
     variants: Sequence[str] | str = (),
-    engine: str = "smt",
-    timeout: float | None = None,
-    states: bool = False,
     explain: bool = False,
-    include_dirs: Sequence[str] = (),
-    unroll: int = DEFAULT_UNROLL,
+    options: CheckOptions = DEFAULT_OPTIONS,
+    **changes: Any,
 ) -> Outcome:
     """The verdict of ``test`` under ``model`` (see the module's documentation).
 
     ``variants`` are added to the model's (``"pcie-ro"``, ``["pcie-ro", "ack-placed"]``
-    or ``"pcie-ro,ack-placed"``); ``timeout`` is in seconds (an expired timeout gives
-    ``Unknown``); ``states`` lists every final state; ``include_dirs`` are searched for
-    models first (``-I``). Raises :class:`~gdrcheck.errors.InputError` on bad input.
+    or ``"pcie-ro,ack-placed"``). How to answer is a
+    :class:`~gdrcheck.analysis.options.CheckOptions` (``options``), or its fields given
+    by name: ``engine`` (``"smt"`` or ``"explicit"``), ``timeout`` in seconds (an
+    expired timeout gives ``Unknown``), ``states`` (list every final state),
+    ``include_dirs`` (searched for models first, ``-I``), ``unroll``. Raises
+    :class:`~gdrcheck.errors.InputError` on bad input.
     """
+    options = options.overlay(**changes)
     t = load_test(test)
     spec = _spec(t, model, variants)
     try:
-        res = check_test(t, spec, engine=engine, include_dirs=include_dirs, timeout=timeout,
-                         states=states, unroll=unroll)
+        res = check_test(t, spec, options=options)
     except InputError as err:
         raise err.with_context(t.path, t.source) from None
     except RecursionError:
@@ -231,10 +218,9 @@ def check(
         axioms=list(res.axioms),
         flags=list(res.flags),
         liveness=list(res.liveness),
-        expected=_expected(t, spec),
+        expected=expected_verdict(t, spec),
         result=res,
-        explanation=_explain_text(t, spec, res, explain, include_dirs=tuple(include_dirs),
-                                  timeout=timeout, unroll=unroll),
+        explanation=_explanation(t, spec, res, explain, options),
     )
 
 

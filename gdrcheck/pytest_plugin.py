@@ -34,12 +34,14 @@ import pytest
 from gdrcheck.errors import InputError
 
 if TYPE_CHECKING:
+    from gdrcheck.analysis.models import ModelSpec
+    from gdrcheck.analysis.options import CheckOptions
     from gdrcheck.engine.result import Result
     from gdrcheck.litmus import ast as A
-    from gdrcheck.runner import ModelSpec
 
-# gdrcheck.runner.ENGINES, repeated so that loading the plugin (in every pytest session
-# of an environment where gdrcheck is installed) does not import z3
+# gdrcheck.analysis.options.ENGINES, repeated so that loading the plugin (in every pytest
+# session of an environment where gdrcheck is installed) imports nothing of gdrcheck's
+# layers (a test checks that the two agree)
 ENGINES = ("smt", "explicit")
 
 
@@ -109,8 +111,8 @@ class LitmusFile(pytest.File):
     """A ``.litmus`` file: one item per ``Expect=`` and ``Liveness=`` entry."""
 
     def collect(self) -> Iterator[pytest.Item]:
+        from gdrcheck.analysis.models import ModelSpec
         from gdrcheck.litmus import load_litmus
-        from gdrcheck.runner import ModelSpec
 
         test = load_litmus(self.path)
         self.test = test
@@ -149,7 +151,9 @@ class LitmusItem(pytest.Item):
         self.want = want
         self.liveness = liveness
 
-    def _options(self) -> tuple[str, float | None, list[str]]:
+    def _options(self) -> CheckOptions:
+        from gdrcheck.analysis.options import CheckOptions
+
         config = self.config
         engine = config.getoption("gdrcheck_engine") or config.getini("gdrcheck_engine")
         if engine not in ENGINES:
@@ -164,19 +168,18 @@ class LitmusItem(pytest.Item):
                                  f"'{config.getini('gdrcheck_timeout')}'") from None
         include = config.getoption("gdrcheck_include") or [
             str(p) for p in config.getini("gdrcheck_include")]
-        return engine, timeout, list(include)
+        return CheckOptions(engine=engine, timeout=timeout, include_dirs=tuple(include))
 
     def _result(self) -> Result:
-        from gdrcheck.runner import check_test
+        from gdrcheck.analysis.check import check_test
 
         parent = self.parent
         assert isinstance(parent, LitmusFile)
         key = str(self.spec)
         if key not in parent.results:
-            engine, timeout, include = self._options()
+            options = self._options()
             try:
-                parent.results[key] = check_test(parent.test, self.spec, engine=engine,
-                                                 include_dirs=include, timeout=timeout)
+                parent.results[key] = check_test(parent.test, self.spec, options=options)
             except InputError as err:
                 raise err.with_context(str(self.path), parent.test.source) from None
             except RecursionError:

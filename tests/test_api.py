@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -13,7 +10,6 @@ import gdrcheck
 from gdrcheck import api
 from gdrcheck.errors import InputError
 from gdrcheck.litmus import load_litmus
-from gdrcheck.lower import DEFAULT_UNROLL
 
 ROOT = Path(__file__).resolve().parents[1]
 SB = ROOT / "litmus" / "classic" / "SB.litmus"
@@ -145,48 +141,43 @@ def test_bad_input_is_an_input_error(test: object, model: object, message: str) 
     assert message in str(exc.value)
 
 
-def test_explain_falls_back_to_the_herd_layout(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "gdrcheck.explain", None)  # as if not there
-    out = gdrcheck.check(MP_GIN, "gin-api", explain=True)
-    assert "Rejected-by Causality" in out.explanation
+def test_explain_gives_the_text_of_gdrcheck_explain(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, str, object]] = []
 
-
-def test_explain_uses_the_explain_module(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[str, str, tuple[str, ...]]] = []
-
-    def explain_text(test: object, model: str, variants: tuple[str, ...], **kw: object
-                     ) -> str:
-        calls.append((getattr(test, "name", "?"), model, variants))
-        assert kw == {"include_dirs": (), "timeout": None, "unroll": DEFAULT_UNROLL}
+    def explanation_text(test: object, spec: object, options: object) -> str:
+        calls.append((getattr(test, "name", "?"), str(spec), options))
         return "because of Causality"
 
-    fake = types.SimpleNamespace(explain_text=explain_text)
-    monkeypatch.setitem(sys.modules, "gdrcheck.explain", fake)
+    monkeypatch.setattr(api, "explanation_text", explanation_text)
     out = gdrcheck.check(MP_GIN, "gin-gdaki+pcie-ro", explain=True)
     assert out.explanation == "because of Causality"
-    assert calls == [("01-MP+put+strongsig", "gin-gdaki+pcie-ro", ("pcie-ro",))]
-    # without explain=True the module is not asked
+    assert calls == [("01-MP+put+strongsig", "gin-gdaki+pcie-ro", api.CheckOptions())]
+    # without explain=True it is not asked
     assert "Verdict" in gdrcheck.check(MP_GIN, "gin-api").explanation
     assert len(calls) == 1
 
 
-def test_explain_with_the_real_module() -> None:
-    if importlib.util.find_spec("gdrcheck.explain") is None:
-        pytest.skip("gdrcheck.explain is not there")
+def test_explain_with_the_real_explanation() -> None:
     out = gdrcheck.check(MP_GIN, "gin-api", explain=True)
     assert "Causality" in out.explanation
     with pytest.raises(AssertionError, match="Causality"):
         gdrcheck.assert_allowed(MP_GIN, "gin-api", explain=True)
 
 
-def test_a_failing_explain_module_keeps_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
-    def explain_text(test: object, model: str, variants: tuple[str, ...], **kw: object
-                     ) -> str:
+def test_a_failing_explanation_keeps_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    def explanation_text(test: object, spec: object, options: object) -> str:
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(sys.modules, "gdrcheck.explain",
-                        types.SimpleNamespace(explain_text=explain_text))
+    monkeypatch.setattr(api, "explanation_text", explanation_text)
     out = gdrcheck.check(MP_GIN, "gin-api", explain=True)
     assert out.verdict == "Forbidden"
     assert "Rejected-by Causality" in out.explanation
     assert "(explain failed: RuntimeError: boom)" in out.explanation
+
+
+def test_options_by_name_or_as_a_value() -> None:
+    a = gdrcheck.check(MP_GIN, "gin-api", engine="explicit")
+    b = gdrcheck.check(MP_GIN, "gin-api", options=api.CheckOptions(engine="explicit"))
+    assert a.result.engine == b.result.engine == "explicit"
+    with pytest.raises(InputError, match="unknown option engin"):
+        gdrcheck.check(MP_GIN, "gin-api", engin="explicit")

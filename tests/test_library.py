@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.models import ModelSpec
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.litmus import load_litmus
-from gdrcheck.runner import ModelSpec, check_test
 
 ROOT = Path(__file__).resolve().parents[1]
 FAMILIES = ("classic", "ptx", "gin", "nvshmem", "lsa", "deepep")
@@ -51,7 +53,7 @@ def test_every_test_cites_its_source(path: Path) -> None:
 def test_expectation_met(path: Path, exp: object, engine: str) -> None:
     test = load_litmus(str(path))
     spec = ModelSpec(exp.model, exp.variants)  # type: ignore[attr-defined]
-    res = check_test(test, spec, engine=engine)
+    res = check_test(test, spec, options=CheckOptions(engine=engine))
     assert res.verdict == exp.verdict, (  # type: ignore[attr-defined]
         f"{path.name} under {spec} ({engine}): expected {exp.verdict}, "  # type: ignore[attr-defined]
         f"got {res.verdict}; rejected by {res.axioms}"
@@ -69,6 +71,6 @@ def test_liveness_expectation_met(path: Path, exp: object, engine: str) -> None:
     """Liveness= lines: whether a blocking wait may hang (format §4.4)."""
     test = load_litmus(str(path))
     spec = ModelSpec(exp.model, exp.variants)  # type: ignore[attr-defined]
-    res = check_test(test, spec, engine=engine)
+    res = check_test(test, spec, options=CheckOptions(engine=engine))
     got = "Hang" if res.liveness else "Live"
     assert got == exp.verdict, f"{path.name} under {spec}: {got} ({res.liveness})"  # type: ignore[attr-defined]

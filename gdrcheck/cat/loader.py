@@ -89,6 +89,11 @@ class LoadedModel:
         """The file that ``stmt`` (one of this model's statements) was read from."""
         return self.files[self._origin.get(id(stmt), 0)]
 
+    def path_of(self, stmt: object) -> tuple[str, str]:
+        """(file name, file text) of ``stmt``: how the engines place a check's position."""
+        src = self.source_of(stmt)  # type: ignore[arg-type]
+        return str(src.path), src.text
+
 
 def find_model(name: str, include_dirs: Sequence[str | Path] = ()) -> Path:
     """The file for model ``name``: an existing file path as is, else ``name``

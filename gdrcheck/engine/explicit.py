@@ -24,7 +24,7 @@ from gdrcheck.cat.values import Formula, Pair, RelV
 from gdrcheck.engine.backends import ConcreteBackend, concrete_check, concrete_closure
 from gdrcheck.engine.base import Frame, base_env
 from gdrcheck.engine.observe import Observables
-from gdrcheck.engine.result import Result, State, Witness, WitnessEvent, split_flags
+from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.program import Event, Expr, Leaf, Program, eval_cmp, eval_expr
@@ -88,7 +88,7 @@ class ExplicitEngine:
         t0 = time.perf_counter()
         obs = Observables(test)
         quant = test.condition.quantifier
-        res = Result(test.name, model_name, self.name, quant, "Unknown", False, False)
+        res = Result(test.name, model_name, self.name, quant, Verdict.UNKNOWN, False, False)
         found: set[State] = set()
         rejecting: set[str] = set()
         flags: set[str] = set()
@@ -97,7 +97,7 @@ class ExplicitEngine:
         for cand in self._candidates(prog):
             if self.timeout and time.perf_counter() - t0 > self.timeout:
                 res.time = time.perf_counter() - t0
-                res.verdict, res.reason = "Unknown", "timeout while enumerating candidates"
+                res.verdict, res.reason = Verdict.UNKNOWN, "timeout while enumerating candidates"
                 res.positive = res.negative = None
                 return res
             frame, full, vals = cand
@@ -132,16 +132,16 @@ class ExplicitEngine:
         res.pos_states = sum(1 for s in found if obs.eval_state(test.condition.prop, s))
         res.neg_states = len(found) - res.pos_states
         if quant == "forall":
-            res.verdict = ("Required" if not res.negative
-                           else "Allowed" if res.positive else "Forbidden")
+            res.verdict = (Verdict.REQUIRED if not res.negative
+                           else Verdict.ALLOWED if res.positive else Verdict.FORBIDDEN)
             res.witness = neg_w or pos_w
         else:
-            res.verdict = "Allowed" if res.positive else "Forbidden"
+            res.verdict = Verdict.ALLOWED if res.positive else Verdict.FORBIDDEN
             res.witness = pos_w
         if not res.positive:
             res.axioms = sorted(rejecting)
         if res.flags:
-            res.verdict = "Undefined"
+            res.verdict = Verdict.UNDEFINED
         res.time = time.perf_counter() - t0
         return res
 

@@ -6,7 +6,7 @@ those of ``locations [...]``, in order of first appearance.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import z3
 
@@ -14,8 +14,13 @@ from gdrcheck.engine.result import State
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 
-if TYPE_CHECKING:
-    from gdrcheck.engine.smt import Encoding
+
+class Encoding(Protocol):
+    """The final values of an encoding (:class:`gdrcheck.engine.smt.Encoding` has them):
+    all that observing a state needs, so this module does not import the z3 engine."""
+
+    final_mem: dict[str, z3.ArithRef]
+    final_reg: dict[tuple[int, str], z3.ArithRef]
 
 
 def _terms(p: A.Prop | None) -> list[A.Term]:

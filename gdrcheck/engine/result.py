@@ -3,6 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    """The answer to a test's condition (herd7's, plus Undefined and Unknown).
+
+    A ``StrEnum``: a verdict compares equal to, prints as and serialises to its name
+    (``Verdict.ALLOWED == "Allowed"``), so records and reports keep their text."""
+
+    ALLOWED = "Allowed"
+    """Some consistent execution reaches the outcome."""
+    FORBIDDEN = "Forbidden"
+    """No consistent execution reaches it."""
+    REQUIRED = "Required"
+    """Every consistent execution reaches it (a ``forall`` condition)."""
+    UNDEFINED = "Undefined"
+    """A misuse flag fires: the API promises nothing."""
+    UNKNOWN = "Unknown"
+    """The solver gave up (a timeout): never turned into one of the others."""
+
 
 State = tuple[tuple[str, int], ...]
 """A final state: (observable, value) pairs in a fixed order (herd's States lines)."""
@@ -50,7 +70,7 @@ class Result:
     model: str
     engine: str
     quantifier: str  # exists | ~exists | forall
-    verdict: str  # Allowed | Forbidden | Required | Undefined | Unknown
+    verdict: Verdict
     positive: bool | None  # some consistent execution satisfies P (None: unknown)
     negative: bool | None  # some consistent execution violates P
     witness: Witness | None = None
@@ -66,7 +86,7 @@ class Result:
     @property
     def ok(self) -> bool | None:
         """herd's Ok/No: does the test's quantified condition hold?"""
-        if self.verdict in ("Unknown", "Undefined"):
+        if self.verdict in (Verdict.UNKNOWN, Verdict.UNDEFINED):
             return None
         if self.quantifier == "exists":
             return bool(self.positive)

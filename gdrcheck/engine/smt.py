@@ -29,7 +29,7 @@ from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
 from gdrcheck.engine.base import Frame, base_env
 from gdrcheck.engine.observe import Observables
-from gdrcheck.engine.result import Result, State, Witness, WitnessEvent, split_flags
+from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Program, ReadVal
 
@@ -390,12 +390,12 @@ class SmtEngine:
         s = self._solver(q)
         lits = list(q.axiom_lits.values())
         quant = test.condition.quantifier
-        res = Result(test.name, model_name, self.name, quant, "Unknown", None, None)
+        res = Result(test.name, model_name, self.name, quant, Verdict.UNKNOWN, None, None)
 
         def finish(reason: str | None = None) -> Result:
             res.time = time.perf_counter() - t0
             if reason:
-                res.verdict, res.reason = "Unknown", reason
+                res.verdict, res.reason = Verdict.UNKNOWN, reason
             return res
 
         # flags (Undefined takes precedence)
@@ -422,8 +422,8 @@ class SmtEngine:
             res.positive = a2 == z3.sat
             if res.positive and res.witness is None:
                 res.witness = self._witness(q, s.model())
-            res.verdict = ("Required" if not res.negative
-                           else "Allowed" if res.positive else "Forbidden")
+            res.verdict = (Verdict.REQUIRED if not res.negative
+                           else Verdict.ALLOWED if res.positive else Verdict.FORBIDDEN)
         else:
             res.positive = a == z3.sat
             if res.positive:
@@ -432,17 +432,17 @@ class SmtEngine:
                 if a2 == z3.unknown:
                     return finish(f"solver: {s.reason_unknown()}")
                 res.negative = a2 == z3.sat
-                res.verdict = "Allowed"
+                res.verdict = Verdict.ALLOWED
             else:
                 res.axioms = self._core(s, q)
                 a2 = s.check(*lits, z3.Not(q.prop))
                 if a2 == z3.unknown:
                     return finish(f"solver: {s.reason_unknown()}")
                 res.negative = a2 == z3.sat
-                res.verdict = "Forbidden"
+                res.verdict = Verdict.FORBIDDEN
         res.flags, res.liveness = split_flags(res.flags)
         if res.flags:
-            res.verdict = "Undefined"
+            res.verdict = Verdict.UNDEFINED
         if states:
             all_states = self.enumerate_states(q, s, lits)
             if all_states is None:

@@ -11,7 +11,6 @@ the model forbids is a soundness failure of the model.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -142,38 +141,12 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int = 32 * 1024,
 def check_states(res: HwResult, test: A.Test, model: str = "ptx") -> HwResult:
     """Hold the observed states against the model: any state the model's consistent
     executions cannot reach is a soundness failure of the model."""
-    from gdrcheck.runner import check_test
+    from gdrcheck.analysis.check import check_test
+    from gdrcheck.analysis.options import CheckOptions
 
-    r = check_test(test, model, states=True)
+    r = check_test(test, model, options=CheckOptions(states=True))
     allowed = {state_key([n for n, _ in st], tuple(v for _, v in st)) for st in r.states or []}
     res.model = model
     res.model_verdict = r.verdict
     res.forbidden_states = sorted(s for s in res.histogram if s not in allowed)
     return res
-
-
-def format_result(res: HwResult) -> str:
-    """litmus7's layout, with each state held against the model."""
-    where = res.device + (", STAND-IN: one CTA per GPU on one GPU, not NVLink"
-                          if res.stand_in else "")
-    lines = [f"Test {res.test} (gdrcheck hw, {where})",
-             f"Histogram ({len(res.histogram)} states)"]
-    for st, c in sorted(res.histogram.items(), key=lambda kv: -kv[1]):
-        mark = ""
-        if res.model is not None:
-            mark = ("  FORBIDDEN BY MODEL" if st in res.forbidden_states
-                    else f"  consistent with {res.model}")
-        lines.append(f"{c:<10} :> {st}{mark}")
-    lines.append(f"Observation {res.test} {res.observation} {res.positive} "
-                 f"{res.iterations - res.positive}")
-    if res.model is not None:
-        lines.append(f"Model {res.model}: {res.model_verdict}")
-        if res.forbidden_states:
-            lines.append(f"SOUNDNESS FAILURE: {len(res.forbidden_states)} observed state(s) "
-                         f"forbidden by {res.model}")
-    lines.append(f"Time {res.test} {res.seconds:.2f}")
-    return "\n".join(lines)
-
-
-def dumps(res: HwResult) -> str:
-    return json.dumps(res.json())

@@ -31,16 +31,11 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from gdrcheck.cat import ast as C
-from gdrcheck.cat.values import Pair, RelV
-from gdrcheck.engine.result import Result, Witness, WitnessEvent
-from gdrcheck.litmus import ast as A
+from gdrcheck.analysis.drawing import Drawing
+from gdrcheck.cat.values import Pair
+from gdrcheck.engine.result import Witness, WitnessEvent
 from gdrcheck.lower.program import Program
-
-if TYPE_CHECKING:
-    from gdrcheck.runner import ModelSpec
 
 INSTALL_HINT = ("install Graphviz to render it: apt-get install graphviz (Debian, Ubuntu), "
                 "brew install graphviz (macOS) or conda install graphviz")
@@ -52,11 +47,6 @@ PALETTE = ("darkviolet", "deeppink3", "forestgreen", "darkorange3", "dodgerblue3
            "olivedrab")
 HIGHLIGHT = "crimson"
 
-SYNC_STEPS = ("sync", "sc", "sync-barrier")
-"""Drawn by ``--show all`` (when the model has no show statements), with the members of
-``gin-hb`` and ``ghb``."""
-UNION_NAMES = ("gin-hb", "ghb")
-SKIP = frozenset({"po", "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri"})
 
 
 def letters(n: int) -> str:
@@ -238,48 +228,6 @@ def witness_dot(
 
 
 # --------------------------------------------------------------------------
-# The model's relations on one execution
-# --------------------------------------------------------------------------
-
-
-def _union_members(e: C.Expr) -> list[str]:
-    if isinstance(e, C.Var):
-        return [e.name]
-    if isinstance(e, C.Binary) and e.op in ("|", "++"):
-        return _union_members(e.left) + _union_members(e.right)
-    return []
-
-
-def model_relations(prog: Program, w: Witness, stmts: Sequence[C.Stmt],
-                    variants: frozenset[str], path_of: object = None
-                    ) -> dict[str, list[Pair]]:
-    """What ``--show all`` draws: the model's ``show`` relations on ``w``, or else its
-    synchronisation steps (module docstring); only non-empty ones."""
-    from gdrcheck.engine.replay import evaluate, frame_of_witness
-
-    ev, _ = evaluate(prog, frame_of_witness(prog, w), stmts, variants, path_of)
-    out: dict[str, list[Pair]] = {}
-    if ev.shown:
-        for sh in ev.shown:
-            pairs = sorted(k for k in sh.value.m if k[0] != k[1])
-            if pairs:
-                out[sh.name] = pairs
-        return out
-    names: list[str] = [n for n in SYNC_STEPS]
-    for t in ev.bindings:
-        if t.name in UNION_NAMES:
-            names.extend(m for m in _union_members(t.binding.expr) if m not in names)
-    for n in names:
-        v = ev.env.get(n)
-        if n in SKIP or not isinstance(v, RelV):
-            continue
-        pairs = sorted(k for k in v.m if k[0] != k[1])
-        if pairs:
-            out[n] = pairs
-    return out
-
-
-# --------------------------------------------------------------------------
 # Files
 # --------------------------------------------------------------------------
 
@@ -320,42 +268,7 @@ def numbered(path: str | Path, index: int, test: str, model: str) -> Path:
     return p.with_name(f"{p.stem}-{safe}{p.suffix}")
 
 
-# --------------------------------------------------------------------------
-# One result
-# --------------------------------------------------------------------------
-
-
-def result_dot(test: A.Test, model: str | ModelSpec, res: Result, *,
-               variants: Sequence[str] = (),
-               show: str = "witness", include_dirs: Sequence[str] = (),
-               unroll: int | None = None, timeout: float | None = None) -> str | None:
-    """The picture of one result of ``gdrcheck check``: its witness, or, when the
-    outcome is forbidden, the candidate execution of ``gdrcheck explain`` with the
-    first cycle in bold. None when there is nothing to draw (Unknown)."""
-    from gdrcheck.explain import explain
-    from gdrcheck.lower import DEFAULT_UNROLL, lower
-    from gdrcheck.runner import ModelSpec, get_model
-
-    spec = model if isinstance(model, ModelSpec) else ModelSpec.parse(model)
-    unroll = DEFAULT_UNROLL if unroll is None else unroll
-    prog = lower(test, unroll)
-    w = res.witness
-    highlight: list[tuple[int, int, str]] = []
-    title = f"{test.name} under {res.model}: {res.verdict}"
-    if res.positive is False or (test.condition.quantifier == "forall"
-                                 and res.negative is False):
-        x = explain(test, spec, variants, include_dirs=include_dirs, timeout=timeout,
-                    unroll=unroll)
-        cyc = next((c for c in x.cycles if c.edges and c.execution is not None), None)
-        if cyc is not None:
-            w = cyc.execution
-            highlight = [(e.src, e.dst, e.label()) for e in cyc.edges]
-            title += f" (a candidate execution: {cyc.axiom} fails)"
-    if w is None:
-        return None
-    relations: dict[str, list[Pair]] = {}
-    if show == "all":
-        loaded = get_model(spec.name, include_dirs)
-        chosen = frozenset(spec.variants) | frozenset(variants) | frozenset(test.variants)
-        relations = model_relations(prog, w, loaded.stmts, chosen)
-    return witness_dot(prog, w, title=title, relations=relations, highlight=highlight)
+def drawing_dot(d: Drawing) -> str:
+    """The DOT text of one result's picture (:func:`gdrcheck.analysis.drawing.drawing_of`)."""
+    return witness_dot(d.program, d.execution, title=d.title, relations=d.relations,
+                       highlight=d.highlight)

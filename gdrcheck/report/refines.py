@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from gdrcheck.refine import Answer, Comparison, RefinementReport
+from gdrcheck.analysis.refine import Answer, Comparison, RefinementReport
 
 SCHEMA = "gdrcheck.refines/1"
 

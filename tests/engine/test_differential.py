@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.engine.result import Result
 from gdrcheck.litmus import ast as A
-from gdrcheck.runner import check_test
 from gdrcheck.strategies import count_events, litmus_tests
 
 MAX_THREADS = 4
@@ -70,8 +71,8 @@ def _verdict_from_states(test: A.Test, states: set[tuple[tuple[str, int], ...]])
 
 def run_both(test: A.Test, model: str) -> tuple[Result, Result]:
     """Check ``test`` under ``model`` with both engines and assert they agree."""
-    smt = check_test(test, model, engine="smt", states=True)
-    exp = check_test(test, model, engine="explicit", states=True)
+    smt = check_test(test, model, options=CheckOptions(engine="smt", states=True))
+    exp = check_test(test, model, options=CheckOptions(engine="explicit", states=True))
     assert smt.states is not None and exp.states is not None
     s_states, e_states = set(smt.states), set(exp.states)
     assert smt.verdict == exp.verdict, (

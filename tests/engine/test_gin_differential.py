@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.gin_strategies import gin_tests
 from gdrcheck.litmus import ast as A
-from gdrcheck.runner import check_test
 
 GIN_MODELS = ["gin-api", "gin-api+weak-as-strong", "gin-gdaki",
               "gin-gdaki+pcie-ro+nic-atomic-pcie+ack-placed", "gin-gdaki+gdr-order-none",
@@ -21,8 +22,8 @@ SHMEM_MODELS = ["nvshmem-api", "nvshmem-ibgda", "nvshmem-ibgda+no-pcie-ro+ack-pl
 
 
 def _agree(test: A.Test, model: str) -> None:
-    z = check_test(test, model, engine="smt", states=True)
-    e = check_test(test, model, engine="explicit", states=True)
+    z = check_test(test, model, options=CheckOptions(engine="smt", states=True))
+    e = check_test(test, model, options=CheckOptions(engine="explicit", states=True))
     assert (z.verdict, z.flags) == (e.verdict, e.flags), (
         f"{model}: smt {z.verdict} {z.flags}, explicit {e.verdict} {e.flags}")
     assert sorted(z.states or []) == sorted(e.states or []), f"{model}: states differ"

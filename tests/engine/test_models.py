@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gdrcheck.runner import check_test
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 
 
 def test_sc_orders_barriers() -> None:
@@ -19,5 +20,5 @@ def test_sc_orders_barriers() -> None:
         "exists (P0:r0 == 0 \\/ P1:r0 == 0)\n"
     )
     for engine in ("smt", "explicit"):
-        assert check_test(test, "sc", engine=engine).verdict == "Forbidden"
-        assert check_test(test, "ptx", engine=engine).verdict == "Forbidden"
+        assert check_test(test, "sc", options=CheckOptions(engine=engine)).verdict == "Forbidden"
+        assert check_test(test, "ptx", options=CheckOptions(engine=engine)).verdict == "Forbidden"

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import z3
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.litmus import load_litmus
-from gdrcheck.runner import check_test
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,7 +18,7 @@ def test_solver_unknown_is_reported_as_unknown(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(z3.Solver, "check", lambda self, *a: z3.unknown)
     monkeypatch.setattr(z3.Solver, "reason_unknown", lambda self: "timeout")
     test = load_litmus(str(ROOT / "litmus" / "classic" / "SB.litmus"))
-    res = check_test(test, "x86tso", timeout=0.001)
+    res = check_test(test, "x86tso", options=CheckOptions(timeout=0.001))
     assert res.verdict == "Unknown"
     assert res.reason == "solver: timeout"
     assert res.ok is None
@@ -25,6 +26,6 @@ def test_solver_unknown_is_reported_as_unknown(monkeypatch: pytest.MonkeyPatch) 
 
 def test_explicit_timeout_is_unknown() -> None:
     test = load_litmus(str(ROOT / "litmus" / "classic" / "IRIW.litmus"))
-    res = check_test(test, "x86tso", engine="explicit", timeout=1e-9)
+    res = check_test(test, "x86tso", options=CheckOptions(engine="explicit", timeout=1e-9))
     assert res.verdict == "Unknown"
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gdrcheck.analysis.check import check_test
 from gdrcheck.cli import main
 from gdrcheck.errors import InputError
 from gdrcheck.gen.cycles import build_cycle
 from gdrcheck.gen.families import family
 from gdrcheck.litmus import load_litmus, parse_litmus
-from gdrcheck.runner import check_test
 
 CLASSIC = Path(__file__).resolve().parents[2] / "litmus" / "classic"
 

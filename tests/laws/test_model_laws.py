@@ -22,9 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.engine.result import State
 from gdrcheck.gin_strategies import GinProgram, gin_programs, strengthenings
-from gdrcheck.runner import check_test
 
 OUT = Path(os.environ.get("GDRCHECK_COUNTEREXAMPLES", "/tmp/gdrcheck-counterexamples"))
 # the long profile (HYPOTHESIS_PROFILE=long) scales these up
@@ -40,7 +41,7 @@ SHMEM_MODELS = ["nvshmem-api", "nvshmem-ibgda", "nvshmem-ibgda+no-pcie-ro+ack-pl
 
 
 def states(p: GinProgram, model: str) -> set[State]:
-    res = check_test(p.test(), model, states=True)
+    res = check_test(p.test(), model, options=CheckOptions(states=True))
     assert res.verdict != "Unknown", res.reason
     return set(res.states or [])
 
@@ -95,7 +96,7 @@ def test_monotonicity_shmem(pair: tuple[GinProgram, GinProgram]) -> None:
 
 def _refines(p: GinProgram, impl: str, spec: str) -> None:
     si = states(p, impl)
-    spec_res = check_test(p.test(), spec, states=True)
+    spec_res = check_test(p.test(), spec, options=CheckOptions(states=True))
     if spec_res.verdict == "Undefined":
         return  # misuse: anything goes
     ss = set(spec_res.states or [])

@@ -1,0 +1,5 @@
+"""``python -m gdrcheck``."""
+
+from gdrcheck.cli import main
+
+main()

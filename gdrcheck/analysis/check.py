@@ -1,0 +1,76 @@
+"""One test under one model: lower → encode → solve.
+
+This is the one place that strings the layers together; the CLI, the Python API,
+batch jobs and the other questions all call :func:`check_test`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gdrcheck.analysis.models import ModelSpec, get_model
+from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
+from gdrcheck.cat.loader import FEATURES, LoadedModel
+from gdrcheck.engine.explicit import ExplicitEngine
+from gdrcheck.engine.result import Result
+from gdrcheck.engine.smt import SmtEngine
+from gdrcheck.errors import InputError, UnsupportedError
+from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.features import test_features
+from gdrcheck.lower import lower
+
+
+def _feature_words(features: frozenset[str]) -> str:
+    """``GIN calls``, ``X86 instructions``, ``PTX instructions and GIN calls``."""
+    kinds = [f"{f} {'calls' if f in ('GIN', 'SHMEM') else 'instructions'}"
+             for f in FEATURES if f in features]
+    return " and ".join(kinds)
+
+
+def chosen_variants(test: A.Test, spec: ModelSpec, variants: Sequence[str] = ()
+                    ) -> frozenset[str]:
+    """The variants on for one run: the model's, the extra ones, the test's Variant=."""
+    return frozenset(spec.variants) | frozenset(variants) | frozenset(test.variants)
+
+
+def prepare(test: A.Test, model: str | ModelSpec, variants: Sequence[str] = (),
+            options: CheckOptions = DEFAULT_OPTIONS
+            ) -> tuple[ModelSpec, LoadedModel, frozenset[str]]:
+    """The model of one run, loaded and checked against the test: its spec, the loaded
+    model and the variants on. Raises InputError for an unknown variant and
+    UnsupportedError when the model does not describe the test."""
+    spec = ModelSpec.of(model)
+    loaded = get_model(spec.name, options.include_dirs)
+    chosen = chosen_variants(test, spec, variants)
+    unknown = sorted(v for v in chosen - loaded.variant_names
+                     if v not in test.variants)  # a test may name variants of other models
+    if unknown:
+        known = ", ".join(sorted(loaded.variant_names)) or "none"
+        raise InputError(f"model '{spec.name}' has no variant {', '.join(unknown)} "
+                         f"(its variants: {known})")
+    missing = test_features(test) - loaded.accepts
+    if missing:
+        raise UnsupportedError(
+            f"model '{spec.name}' does not describe {_feature_words(missing)} (it accepts "
+            f"{', '.join(f for f in FEATURES if f in loaded.accepts) or 'nothing'})",
+            test.path,
+        )
+    return spec, loaded, chosen
+
+
+def check_test(
+    test: A.Test,
+    model: str | ModelSpec,
+    variants: Sequence[str] = (),
+    options: CheckOptions = DEFAULT_OPTIONS,
+) -> Result:
+    """The verdict of ``test`` under ``model`` (with the test's own Variant= lines)."""
+    spec, loaded, chosen = prepare(test, model, variants, options)
+    prog = lower(test, options.unroll)
+    eng: SmtEngine | ExplicitEngine
+    if options.engine == "explicit":
+        eng = ExplicitEngine(options.timeout)
+    else:
+        eng = SmtEngine(options.timeout)
+    return eng.run(prog, loaded.stmts, chosen, test, str(spec), states=options.states,
+                   path_of=loaded.path_of)

@@ -1,0 +1,149 @@
+"""Which models answer a test: ``--model``, the test's ``Expect=`` lines, ``all``.
+
+A model is named ``NAME+VARIANT+...`` (:class:`ModelSpec`) on the command line, in
+``Expect=`` and ``Liveness=`` entries and in the API; the loaded models are cached
+per search path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from gdrcheck.analysis.options import split_list
+from gdrcheck.cat.loader import FEATURES, LoadedModel, available_models, load_model
+from gdrcheck.errors import InputError, UnsupportedError
+from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.features import test_features
+
+ALL = "all"
+"""``--model all``: every model that accepts the test."""
+
+DEFAULT_MODEL = {"X86": "x86tso", "PTX": "ptx", "GIN": "gin-api"}
+"""The model run when none is given and the test has no ``Expect=`` line."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """``name+variant+variant`` as written in ``--model`` and in ``Expect=``."""
+
+    name: str
+    variants: tuple[str, ...] = ()
+
+    @staticmethod
+    def parse(text: str) -> ModelSpec:
+        parts = [p.strip() for p in text.split("+")]
+        if not parts[0] or any(not p for p in parts):
+            raise InputError(f"bad model name '{text}' (expected NAME or NAME+VARIANT+...)")
+        return ModelSpec(parts[0], tuple(parts[1:]))
+
+    @staticmethod
+    def of(model: str | ModelSpec) -> ModelSpec:
+        return model if isinstance(model, ModelSpec) else ModelSpec.parse(model)
+
+    def with_variants(self, variants: Sequence[str]) -> ModelSpec:
+        """This model with ``variants`` added (in order, without repeats)."""
+        extra = tuple(v for v in dict.fromkeys(variants) if v not in self.variants)
+        return ModelSpec(self.name, self.variants + extra)
+
+    def __str__(self) -> str:
+        return "+".join((self.name, *self.variants))
+
+
+@lru_cache(maxsize=64)
+def _load(name: str, include_dirs: tuple[str, ...]) -> LoadedModel:
+    return load_model(name, include_dirs)
+
+
+def get_model(name: str, include_dirs: Sequence[str] = ()) -> LoadedModel:
+    return _load(name, tuple(include_dirs))
+
+
+def load_models(include_dirs: Sequence[str] = ()
+                ) -> tuple[dict[str, LoadedModel], list[InputError]]:
+    """Every model on the search path, by name, and the errors of those that do not load."""
+    models: dict[str, LoadedModel] = {}
+    errors: list[InputError] = []
+    for name in available_models(include_dirs):
+        try:
+            models[name] = get_model(name, include_dirs)
+        except InputError as err:
+            errors.append(err)
+    return models, errors
+
+
+def accepts(model: LoadedModel, test: A.Test) -> bool:
+    """Whether ``model`` describes every kind of instruction ``test`` uses."""
+    return test_features(test) <= model.accepts
+
+
+def accepting_models(test: A.Test, include_dirs: Sequence[str] = ()) -> list[str]:
+    """The names of the available models that accept ``test`` (sorted). Raises the
+    error of the first model that does not load."""
+    models, errors = load_models(include_dirs)
+    if errors:
+        raise errors[0]
+    return [name for name, m in models.items() if accepts(m, test)]
+
+
+def check_variants(spec: ModelSpec, model: LoadedModel) -> None:
+    """Raise InputError when ``spec`` names a variant ``model`` does not have."""
+    unknown = sorted(v for v in spec.variants if v not in model.variant_names)
+    if unknown:
+        known = ", ".join(sorted(model.variant_names)) or "none"
+        raise InputError(f"model '{spec.name}' has no variant {', '.join(unknown)} "
+                         f"(its variants: {known})")
+
+
+def expected_specs(test: A.Test) -> list[ModelSpec]:
+    """The models of the test's ``Expect=`` lines, in order, without repeats; the
+    dialect's default model when there are none."""
+    seen = list(dict.fromkeys(ModelSpec(e.model, e.variants) for e in test.expectations))
+    return seen or [ModelSpec(DEFAULT_MODEL[test.arch])]
+
+
+def models_for(test: A.Test, model: str | None) -> list[ModelSpec]:
+    """The models to run: --model, else every model named in Expect=, else the
+    dialect's default."""
+    if model:
+        return [ModelSpec.parse(m) for m in split_list(model)]
+    return expected_specs(test)
+
+
+def parse_all(model: str | None) -> tuple[str, ...] | None:
+    """The variants of ``--model all`` / ``all+VARIANT+...``; None when --model names
+    models (or is not given)."""
+    if not model:
+        return None
+    specs = [ModelSpec.parse(m) for m in split_list(model)]
+    if all(s.name != ALL for s in specs):
+        return None
+    if len(specs) > 1:
+        raise InputError(f"--model {ALL} cannot be combined with other models ('{model}')")
+    return specs[0].variants
+
+
+def all_runs(test: A.Test, models: dict[str, LoadedModel], variants: Sequence[str]
+             ) -> list[tuple[ModelSpec, list[str]]]:
+    """``--model all``: every model that accepts ``test``, each with the requested
+    variants it has. Raises UnsupportedError when no model accepts the test."""
+    runs: list[tuple[ModelSpec, list[str]]] = [
+        (ModelSpec(name, tuple(v for v in variants if v in m.variant_names)), [])
+            for name, m in models.items() if accepts(m, test)]
+    if not runs:
+        needs = ", ".join(f for f in FEATURES if f in test_features(test))
+        raise UnsupportedError(f"no model accepts test '{test.name}' (it uses {needs})",
+                               test.path)
+    return runs
+
+
+def expected_verdict(test: A.Test, spec: ModelSpec, extra_variants: Sequence[str] = (),
+                     liveness: bool = False) -> str | None:
+    """The Expect= verdict (or, with ``liveness``, the Liveness= answer: Hang or Live)
+    for exactly this model and set of variants."""
+    want = set(spec.variants) | set(extra_variants)
+    for e in test.liveness_expectations if liveness else test.expectations:
+        if e.model == spec.name and set(e.variants) == want:
+            return e.verdict
+    return None

@@ -1,0 +1,62 @@
+"""The options every question shares, declared once.
+
+The CLI (:mod:`gdrcheck.cli.options`), the Python API, the pytest plugin and batch
+jobs build one :class:`CheckOptions` and hand it down unchanged; it is a frozen,
+picklable value, so it travels to worker processes as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gdrcheck.errors import InputError
+from gdrcheck.lower import DEFAULT_UNROLL
+
+ENGINES = ("smt", "explicit")
+"""``smt``: z3 over the may/must relation analysis; ``explicit``: herd7's method, every
+candidate execution evaluated concretely."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """How to answer: the engine, its time limit, the loop bound, where models are."""
+
+    engine: str = "smt"
+    """One of :data:`ENGINES`."""
+    timeout: float | None = None
+    """Solver time limit in seconds; an expired limit answers Unknown, never a verdict."""
+    unroll: int = DEFAULT_UNROLL
+    """Times a loop body may run on one path."""
+    include_dirs: tuple[str, ...] = ()
+    """Directories searched for models before the shipped ones (``-I``)."""
+    states: bool = False
+    """List every reachable final state (herd's States; exponential in general)."""
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise InputError(f"unknown engine '{self.engine}' (choose from "
+                             f"{', '.join(ENGINES)})")
+        if not isinstance(self.include_dirs, tuple):
+            object.__setattr__(self, "include_dirs", tuple(self.include_dirs))
+
+    def overlay(self, **changes: Any) -> CheckOptions:
+        """These options with ``changes`` applied; an unknown name raises InputError."""
+        names = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise InputError(f"unknown option {', '.join(unknown)} (options: "
+                             f"{', '.join(sorted(names))})")
+        return dataclasses.replace(self, **changes)
+
+
+DEFAULT_OPTIONS = CheckOptions()
+
+
+def split_list(values: Sequence[str] | str) -> list[str]:
+    """``("a,b", "c")`` → ``["a", "b", "c"]``: comma-separated option values."""
+    if isinstance(values, str):
+        values = [values]
+    return [x.strip() for v in values for x in v.split(",") if x.strip()]

@@ -1,0 +1,5 @@
+"""``python -m gdrcheck.cli``."""
+
+from gdrcheck.cli import main
+
+main()

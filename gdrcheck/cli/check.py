@@ -1,0 +1,165 @@
+"""``gdrcheck check``: the verdict of each test under its models (herd's layout, a table
+per test, or JSON)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from gdrcheck.analysis.drawing import SHOW
+from gdrcheck.cat.loader import LoadedModel
+from gdrcheck.cli.options import (
+    EXIT_CODES,
+    check_options,
+    console,
+    engine_option,
+    include_option,
+    split,
+    states_option,
+    timeout_option,
+    unroll_option,
+    variant_option,
+)
+from gdrcheck.cli.pictures import draw, explanation_text
+from gdrcheck.errors import InputError
+
+
+@click.command(epilog=EXIT_CODES)
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--model", "-m", help="Model name (a spec in specs/ or -I dirs), optionally "
+              "with variants: ptx, x86tso, sc, NAME+VARIANT; several, comma separated; "
+              "'all' (or all+VARIANT) for every model that accepts the test. Default: the "
+              "models named in the test's Expect= lines, else the dialect's default.")
+@include_option
+@variant_option("Model variants, comma separated (with --model all: applied to the models "
+                "that have them).")
+@engine_option
+@click.option("--format", "fmt", type=click.Choice(["herd", "table", "json"]), default=None,
+              help="Output: herd's layout, a table per test (one row per model), or JSON. "
+              "Default: table with --model all, else herd.")
+@timeout_option()
+@states_option("List every reachable final state (herd's States; exponential in general).")
+@click.option("--show-witness", is_flag=True, help="Print the witness execution.")
+@unroll_option
+@click.option("--graph", default=None, help="Draw each result's execution (.dot, .svg, .png, "
+              ".pdf; '-' prints the DOT; several results: out-TEST-MODEL.svg). A forbidden "
+              "outcome draws the candidate execution of `gdrcheck explain`.")
+@click.option("--show", type=click.Choice(SHOW), default="witness",
+              show_default=True, help="With --graph: 'all' also draws the model's show "
+              "relations (else its synchronisation steps: sync, gin-hb, ...).")
+@click.option("--explain", "explain_", is_flag=True, help="After each herd result, print "
+              "the explanation of `gdrcheck explain`.")
+def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
+          variants: tuple[str, ...], engine: str, fmt: str | None, timeout: float | None,
+          states: bool, show_witness: bool, unroll: int, graph: str | None = None,
+          show: str = "witness", explain_: bool = False) -> None:
+    """Check litmus FILES: the verdict of each condition under the model."""
+
+    from gdrcheck.analysis.check import check_test
+    from gdrcheck.analysis.models import (
+        all_runs,
+        expected_verdict,
+        load_models,
+        models_for,
+        parse_all,
+    )
+    from gdrcheck.litmus import load_litmus
+    from gdrcheck.report.herd import format_result
+    from gdrcheck.report.json import result_json
+    from gdrcheck.report.table import Row, result_table
+
+    options = check_options(engine=engine, timeout=timeout, unroll=unroll,
+                            include_dirs=include_dirs, states=states)
+    extra = split(variants)
+    bad_input = False
+    mismatches = 0
+    records: list[dict[str, Any]] = []
+    try:
+        all_variants = parse_all(model)
+    except InputError as err:
+        click.echo(err.message, err=True)
+        sys.exit(2)
+    all_mode = all_variants is not None
+    fmt = fmt or ("table" if all_mode else "herd")
+    out = console()
+    models: dict[str, LoadedModel] = {}
+    wanted: list[str] = []
+    if all_variants is not None:
+        models, errors = load_models(include_dirs)
+        for load_err in errors:
+            click.echo(load_err.render(), err=True)
+            bad_input = True
+        wanted = list(dict.fromkeys([*all_variants, *extra]))
+        known = set().union(*(m.variant_names for m in models.values()))
+        unknown = [v for v in wanted if v not in known]
+        if unknown:
+            click.echo(f"no model has variant {', '.join(unknown)} (variants: "
+                       f"{', '.join(sorted(known)) or 'none'})", err=True)
+            sys.exit(2)
+    for path in files:
+        try:
+            test = load_litmus(path)
+            runs = (all_runs(test, models, wanted) if all_mode
+                    else [(spec, extra) for spec in models_for(test, model)])
+        except InputError as err:
+            if err.path is None:
+                err.path = path
+            click.echo(err.render(), err=True)
+            bad_input = True
+            continue
+        rows: list[Row] = []
+        for spec, ex in runs:
+            want = expected_verdict(test, spec, ex)
+            try:
+                res = check_test(test, spec, ex, options)
+            except (InputError, RecursionError) as exc:
+                if isinstance(exc, InputError):
+                    if exc.path is None:
+                        exc.path = path
+                    click.echo(exc.render(), err=True)
+                    message = exc.message
+                else:
+                    message = "the test is too large to check (recursion limit)"
+                    click.echo(f"{path}: {message}", err=True)
+                bad_input = True
+                if not all_mode:
+                    break
+                rows.append(Row(str(spec), None, want, message))
+                continue
+            met = None if want is None else want == res.verdict
+            if met is False:
+                mismatches += 1
+            live_want = expected_verdict(test, spec, ex, liveness=True)
+            live = "Hang" if res.liveness else "Live"
+            if live_want is not None and live_want != live:
+                mismatches += 1
+            rows.append(Row(str(spec), res, want))
+            if graph:
+                draw(test, spec, ex, res, options, path=graph, index=len(rows) - 1,
+                     several=len(files) > 1 or len(runs) > 1, show=show)
+            if fmt == "json":
+                records.append(result_json(test, res, None if want is None else
+                                           {"verdict": want, "met": met}))
+            elif fmt == "herd":
+                click.echo(format_result(test, res, show_witness))
+                if want is not None:
+                    mark = "ok" if met else "MISMATCH"
+                    click.echo(f"Expect {test.name} {spec}: {want} -> {res.verdict} {mark}")
+                if live_want is not None:
+                    mark = "ok" if live_want == live else "MISMATCH"
+                    click.echo(f"Liveness-expect {test.name} {spec}: {live_want} -> {live} "
+                               f"{mark}")
+                if explain_:
+                    click.echo(explanation_text(test, spec, ex, options))
+                click.echo()
+        if fmt == "table" and rows:
+            out.print(result_table(f"{test.name} ({path})", rows))
+    if fmt == "json":
+        single = not all_mode and len(files) == 1 and len(records) == 1
+        click.echo(json.dumps(records[0] if single else records, indent=2))
+    elif mismatches:
+        click.echo(f"{mismatches} expectation(s) not met", err=True)
+    sys.exit(2 if bad_input else 1 if mismatches else 0)

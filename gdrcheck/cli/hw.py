@@ -1,0 +1,125 @@
+"""``gdrcheck hw``: run PTX litmus tests on a real GPU (gdrcheck/hw/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from gdrcheck.errors import InputError
+
+
+@click.group()
+def hw() -> None:
+    """Run PTX litmus tests on an NVIDIA GPU and hold the model against them."""
+
+
+@hw.command("run")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--iterations", type=int, default=100_000, show_default=True)
+@click.option("--batch", type=int, default=32 * 1024, show_default=True,
+              help="Instances per launch.")
+@click.option("--stress", type=int, default=0, show_default=True,
+              help="Memory-stress blocks per launch.")
+@click.option("--model", default="ptx", show_default=True)
+@click.option("--results", type=click.Path(dir_okay=False), default=None,
+              help="Append one JSON line per test here.")
+@click.option("--kernels", type=click.Path(file_okay=False), default=None,
+              help="Keep each generated kernel source in this directory.")
+@click.option("--stand-in", is_flag=True,
+              help="Run GIN-dialect LSA tests (PTX on x@k) on ONE GPU, one CTA standing in "
+                   "for each GPU: not an NVLink run (issue 7 needs two GPUs).")
+def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, model: str,
+            results: str | None, kernels: str | None, stand_in: bool) -> None:
+    """Run each PTX test FILE on the GPU and print litmus7-style histograms."""
+    from gdrcheck.hw.run import NoGpu, check_states, run_test
+    from gdrcheck.litmus import load_litmus
+    from gdrcheck.report.hw import format_result
+
+    failures = 0
+    bad_input = False
+    for path in files:
+        try:
+            test = load_litmus(path)
+            res = run_test(test, iterations, batch, stress, stand_in=stand_in)
+        except NoGpu as err:
+            click.echo(err.message, err=True)
+            sys.exit(2)
+        except InputError as err:
+            if err.path is None:
+                err.path = path
+            click.echo(err.render(), err=True)
+            bad_input = True
+            continue
+        except Exception as exc:  # noqa: BLE001 - one test's compile or launch failure
+            click.echo(f"{path}: could not run on the GPU: {exc}", err=True)
+            bad_input = True
+            continue
+        try:
+            check_states(res, test, model)
+        except ImportError as exc:
+            click.echo(f"(model check deferred to 'gdrcheck hw report': {exc})", err=True)
+        failures += bool(res.forbidden_states)
+        click.echo(format_result(res) + "\n")
+        if res.forbidden_states:
+            # a soundness failure of the model: keep a reproducer
+            rep = Path(kernels or ".") / f"REPRODUCER-{test.name}"
+            rep.mkdir(parents=True, exist_ok=True)
+            (rep / f"{test.name}.litmus").write_text(test.source or "")
+            (rep / f"{test.name}.cu").write_text(res.source)
+            (rep / "result.json").write_text(json.dumps(res.json(), indent=2))
+            click.echo(f"SOUNDNESS FAILURE of {model} on {test.name}: reproducer in {rep}",
+                       err=True)
+        if kernels:
+            Path(kernels).mkdir(parents=True, exist_ok=True)
+            (Path(kernels) / f"{test.name}.cu").write_text(res.source)
+        if results:
+            fd = os.open(results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, (json.dumps(res.json()) + "\n").encode())
+            finally:
+                os.close(fd)
+    sys.exit(2 if bad_input else 1 if failures else 0)
+
+
+@hw.command("report")
+@click.argument("results", type=click.Path(exists=True, dir_okay=False))
+@click.option("--model", default="ptx", show_default=True)
+def report_cmd(results: str, model: str) -> None:
+    """Table of a results file: model verdict, observed count / iterations, weak rate;
+    observed states are (re)checked against MODEL here."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from gdrcheck.hw.run import HwResult, check_states
+    from gdrcheck.litmus import load_litmus
+
+    table = Table(title=f"gdrcheck hw report ({results})")
+    for col in ("test", "device", "model verdict", "observed / iterations", "rate",
+                "forbidden states seen"):
+        table.add_column(col)
+    bad = 0
+    for line in Path(results).read_text().splitlines():
+        if not line.strip():
+            continue
+        d = json.loads(line)
+        res = HwResult(d["test"], d.get("file"), d["iterations"], d["histogram"],
+                       d["positive"], d["seconds"], d["device"],
+                       stand_in=bool(d.get("stand_in")))
+        path = d.get("file")
+        if path and Path(path).exists():
+            check_states(res, load_litmus(path), model)
+        else:  # the test file is not here: what the run itself found
+            res.model, res.model_verdict = d.get("model"), d.get("model_verdict")
+            res.forbidden_states = list(d.get("forbidden_states") or [])
+        bad += bool(res.forbidden_states)
+        table.add_row(res.test + (" (stand-in)" if res.stand_in else ""), res.device,
+                      res.model_verdict or "?",
+                      f"{res.positive} / {res.iterations}",
+                      f"{res.positive / max(1, res.iterations):.2e}",
+                      "; ".join(res.forbidden_states) or "-")
+    Console(width=160).print(table)
+    sys.exit(1 if bad else 0)

@@ -1,0 +1,39 @@
+"""``gdrcheck models``: the models on the search path, what they accept, their variants."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gdrcheck.cli.options import console, include_option
+from gdrcheck.errors import InputError
+
+
+@click.command()
+@include_option
+def models(include_dirs: tuple[str, ...]) -> None:
+    """List the models and their variants."""
+    from rich.table import Table
+
+    from gdrcheck.analysis.models import get_model
+    from gdrcheck.cat.loader import FEATURES, available_models
+
+    table = Table(title="gdrcheck models")
+    table.add_column("model")
+    table.add_column("title")
+    table.add_column("accepts")
+    table.add_column("variants")
+    table.add_column("file")
+    for name in available_models(include_dirs):
+        try:
+            m = get_model(name, include_dirs)
+        except InputError as err:
+            click.echo(err.render(), err=True)
+            sys.exit(2)
+        docs = {v.name: v.doc for v in m.variants}
+        vs = ", ".join(f"{v} ({docs[v]})" if docs.get(v) else v
+                       for v in sorted(m.variant_names)) or "-"
+        table.add_row(name, m.title or "", " ".join(f for f in FEATURES if f in m.accepts),
+                      vs, str(m.path))
+    console().print(table)

@@ -1,0 +1,149 @@
+"""``gdrcheck run``: check many litmus files in parallel, resumably (gdrcheck/batch/)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gdrcheck.cli.options import (
+    check_options,
+    console,
+    engine_option,
+    err_console,
+    include_option,
+    split,
+    states_option,
+    timeout_option,
+    unroll_option,
+)
+from gdrcheck.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gdrcheck.batch import Record
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--model", "-m", help="Models, comma separated (NAME or NAME+VARIANT+...). "
+              "Default: for each file, the models of its Expect= lines, else its dialect's "
+              "default model.")
+@click.option("--variant", "variants", multiple=True, help="Variants added to every model, "
+              "comma separated.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=None,
+              help="Worker processes (default: the number of CPUs; 0: in this process, "
+              "without isolation).")
+@click.option("--results", "-o", "results", required=True,
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="JSONL file: one line per finished job, appended; the keys already "
+              "there are skipped (resume).")
+@timeout_option("per job")
+@click.option("--kill-after", type=float, default=None, help="Kill a job's worker after "
+              "this many seconds and record Unknown (default: 10 x --timeout + 30 with "
+              "--timeout, else never).")
+@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write a JUnit XML report (one testcase per test and model).")
+@include_option
+@engine_option
+@states_option("List every final state in the records.")
+@unroll_option
+def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
+        jobs: int | None, results: Path, timeout: float | None, kill_after: float | None,
+        junit: Path | None, include_dirs: tuple[str, ...], engine: str, states: bool,
+        unroll: int) -> None:
+    """Check the litmus files of PATHS (directories are walked) under their models, on
+    a pool of worker processes, appending one JSON line per (file, model) to --results.
+
+    A rerun with the same --results skips what is already there: after an interruption
+    (even kill -9) only the jobs in flight are redone. Exit code 0 when every Expect= and
+    Liveness= entry is met, 1 when one is not (or a job expected to answer is Unknown),
+    2 when a job could not be checked (Error lines) or on bad options.
+    """
+    from gdrcheck.analysis.models import ModelSpec
+    from gdrcheck.batch import run_batch
+    from gdrcheck.report.batch import problem_lines, summary_table
+    from gdrcheck.report.junit import write_junit
+
+    try:
+        models = [ModelSpec.parse(m) for m in split([model])] if model else None
+    except InputError as err:
+        click.echo(err.message, err=True)
+        sys.exit(2)
+    if models and any(m.name == "all" for m in models):
+        click.echo("gdrcheck run does not take --model all: name the models", err=True)
+        sys.exit(2)
+    if kill_after is None and timeout is not None:
+        kill_after = 10 * timeout + 30
+    workers = (os.cpu_count() or 1) if jobs is None else jobs
+    progress_console = err_console()
+    missing = [p for p in paths if not Path(p).exists()]
+    for p in missing:
+        click.echo(f"{p}: no such file or directory", err=True)
+    progress = _progress(progress_console)
+    state: dict[str, Any] = {"task": None}
+
+    def on_start(todo: int, resumed: int) -> None:
+        if resumed:
+            click.echo(f"{resumed} job(s) already in {results}: skipped", err=True)
+        if progress is not None:
+            progress.start()
+            state["task"] = progress.add_task("checking", total=todo)
+
+    def on_record(rec: Record) -> None:
+        if progress is not None and state["task"] is not None:
+            progress.advance(state["task"])
+
+    try:
+        report = run_batch([p for p in paths if p not in missing], results, models=models,
+                           variants=split(variants), workers=workers,
+                           options=check_options(engine=engine, timeout=timeout,
+                                                 unroll=unroll, include_dirs=include_dirs,
+                                                 states=states),
+                           kill_after=kill_after, on_start=on_start, on_record=on_record)
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.stop()
+        click.echo(f"interrupted: the finished jobs are in {results}; rerun to resume",
+                   err=True)
+        sys.exit(130)
+    except OSError as err:
+        if progress is not None:
+            progress.stop()
+        click.echo(f"{results}: {err.strerror or err}", err=True)
+        sys.exit(2)
+    if progress is not None:
+        progress.stop()
+    console().print(summary_table(report))
+    for line in problem_lines(report):  # plain lines (no wrapping, no markup), for grep
+        click.echo(line)
+    if junit is not None:
+        write_junit(report, junit)
+    code = report.exit_code
+    if missing:
+        code = 2
+    sys.exit(code)
+
+
+def _progress(console: Console) -> Any:
+    """A progress bar on stderr; None when stderr is not a terminal."""
+    if not console.is_terminal:
+        return None
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    # its refresh thread is harmless: workers come from a fork server (or spawn), never
+    # from a fork of this process
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+                    refresh_per_second=4, transient=True)

@@ -1,0 +1,36 @@
+"""``gdrcheck validate PEER_FOLDER...``: gdrcheck against the peers' published verdicts
+(herd7's x86 verdicts, Dartagnan's PTX expectations)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from gdrcheck.cli.options import console, engine_option, fail
+from gdrcheck.errors import InputError
+
+
+@click.command(epilog="Exit codes: 0 every difference is a known one; 1 an unexpected "
+               "difference; 2 a folder is not a peer suite.")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@engine_option
+def validate(folders: tuple[str, ...], engine: str) -> None:
+    """Run each peer suite of FOLDERS (a herd7-verdicts.csv or *-expected.csv beside its
+    tests) and list the tests where gdrcheck's verdict differs from the peer's."""
+    from gdrcheck.analysis.validate import Row, summarize, validate_folder
+    from gdrcheck.report.validate import print_validation
+
+    out = console()
+    every: list[Row] = []
+    for folder in folders:
+        try:
+            rows = validate_folder(Path(folder), engine)
+        except InputError as err:
+            fail(err)
+            sys.exit(2)
+        every += rows
+        print_validation(folder, rows, out)
+    _, _, bad = summarize(every)
+    sys.exit(1 if bad else 0)

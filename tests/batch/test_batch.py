@@ -1,0 +1,323 @@
+"""``gdrcheck run`` (gdrcheck/batch/, gdrcheck/cli/run.py): parallel jobs, one
+JSON line each, resume after kill -9, errors that do not stop the run, JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from gdrcheck.analysis.models import ModelSpec
+from gdrcheck.batch import Job, execute, read_results, run_batch
+from gdrcheck.cli import main
+from gdrcheck.litmus import load_litmus
+
+ROOT = Path(__file__).resolve().parents[2]
+CLASSIC = ROOT / "litmus" / "classic"
+PTX = ROOT / "litmus" / "ptx"
+SB = CLASSIC / "SB.litmus"
+MP = CLASSIC / "MP.litmus"
+LIVENESS = ROOT / "litmus" / "gin" / "20-aggregate-doorbell-liveness.litmus"
+
+
+def expected_keys(*dirs: Path) -> set[str]:
+    """FILE::MODEL for every Expect= model of every file (files as the run names them)."""
+    keys = set()
+    for d in dirs:
+        for f in sorted(d.rglob("*.litmus")):
+            test = load_litmus(f)
+            for e in test.expectations:
+                keys.add(f"{os.path.normpath(f)}::{ModelSpec(e.model, e.variants)}")
+    return keys
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text()
+    assert text.endswith("\n")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(main, ["run", *args])
+    return r.exit_code, r.stdout, r.stderr
+
+
+@pytest.fixture(scope="module")
+def line_validator() -> Any:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "json-schema.json").read_text())
+    return jsonschema.Draft202012Validator({**schema, "oneOf": [{"$ref": "#/$defs/run-line"}]})
+
+
+# --------------------------------------------------------------------------
+# A run writes one line per (test, model)
+# --------------------------------------------------------------------------
+
+
+def test_classic_with_two_workers(tmp_path: Path, line_validator: Any) -> None:
+    out = tmp_path / "out.jsonl"
+    junit = tmp_path / "junit.xml"
+    code, stdout, _ = cli(str(CLASSIC), "--jobs", "2", "--results", str(out),
+                          "--junit", str(junit))
+    assert code == 0, stdout
+    lines = lines_of(out)
+    keys = [rec["key"] for rec in lines]
+    assert len(keys) == len(set(keys))
+    assert set(keys) == expected_keys(CLASSIC)
+    for rec in lines:
+        line_validator.validate(rec)
+        assert rec["schema"] == "gdrcheck.check/1"
+        assert rec["key"] == f"{rec['file']}::{rec['model']}"
+        assert rec["expect"]["met"] is True
+    assert "expectations met" in stdout and "expectations not met" in stdout
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == (
+        str(len(keys)), "0", "0")
+    # a rerun finds everything done, writes nothing, and answers the same
+    before = out.read_bytes()
+    code, stdout, stderr = cli(str(CLASSIC), "--jobs", "2", "--results", str(out))
+    assert code == 0
+    assert out.read_bytes() == before
+    assert f"{len(keys)} job(s) already in" in stderr
+    assert f"0 / {len(keys)}" in stdout
+
+
+def test_models_and_variants_from_the_command_line(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    code, _, _ = cli(str(SB), str(MP), str(LIVENESS), "--model", "gin-gdaki",
+                     "--variant", "pcie-ro", "--jobs", "0", "--results", str(out))
+    recs = {r["key"]: r for r in lines_of(out)}
+    assert set(recs) == {f"{os.path.normpath(p)}::gin-gdaki+pcie-ro" for p in (SB, MP, LIVENESS)}
+    # gin-gdaki does not describe x86: those two are errors, the GIN test runs
+    assert [recs[k]["verdict"] for k in sorted(recs)] == ["Error", "Error", "Forbidden"]
+    assert "does not describe X86 instructions" in recs[sorted(recs)[0]]["reason"]
+    assert code == 2
+
+
+def test_mismatches_exit_1_and_junit_counts_failures(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "SB.litmus").write_text(SB.read_text())
+    (tests / "SB-wrong.litmus").write_text(
+        SB.read_text().replace("x86tso:Allowed", "x86tso:Forbidden"))
+    (tests / "live-wrong.litmus").write_text(
+        LIVENESS.read_text().replace("gin-gdaki:Hang", "gin-gdaki:Live"))
+    out, junit = tmp_path / "out.jsonl", tmp_path / "junit.xml"
+    code, stdout, _ = cli(str(tests), "--jobs", "2", "--results", str(out),
+                          "--junit", str(junit))
+    assert code == 1
+    assert f"MISMATCH {os.path.normpath(tests / 'SB-wrong.litmus')}::x86tso: Expect Forbidden, " \
+           "got Allowed" in stdout
+    assert "::gin-gdaki: Liveness Live, got Hang" in stdout
+    root = ET.parse(junit).getroot()
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == 2 + 2 + 3
+    failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
+    assert set(failed) == {"SB x86tso", "20-aggregate-doorbell-liveness gin-gdaki"}
+    assert failed["SB x86tso"].get("message") == "Expect Forbidden, got Allowed"  # type: ignore
+    assert root.get("failures") == "2" and root.get("errors") == "0"
+
+
+def test_timeout_gives_unknown_and_exit_1(tmp_path: Path, line_validator: Any) -> None:
+    out = tmp_path / "out.jsonl"
+    code, stdout, _ = cli(str(CLASSIC / "IRIW.litmus"), "--model", "x86tso", "--engine",
+                          "explicit", "--timeout", "1e-9", "--jobs", "1", "--results", str(out))
+    assert code == 1
+    (rec,) = lines_of(out)
+    line_validator.validate(rec)
+    assert rec["verdict"] == "Unknown" and rec["engine"] == "explicit"
+    assert rec["reason"] == "timeout while enumerating candidates"
+    assert rec["expect"] == {"verdict": "Forbidden", "met": False}
+    assert "Expect Forbidden, got Unknown" in stdout
+
+
+def test_bad_options_exit_2(tmp_path: Path) -> None:
+    out = str(tmp_path / "out.jsonl")
+    assert cli(str(SB), "--model", "x86tso+", "--results", out)[0] == 2
+    assert cli(str(SB), "--model", "all", "--results", out)[0] == 2
+    code, _, stderr = cli(str(tmp_path / "nothere"), str(SB), "--jobs", "0", "--results", out)
+    assert code == 2 and "nothere: no such file or directory" in stderr
+    assert len(lines_of(Path(out))) == 2  # SB still ran
+
+
+# --------------------------------------------------------------------------
+# Errors do not stop the run
+# --------------------------------------------------------------------------
+
+
+def test_broken_model_gives_error_lines_and_the_run_goes_on(tmp_path: Path,
+                                                            line_validator: Any) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "bad.cat").write_text('"bad"\nacyclic po | nosuchrel as sc\n')
+    out, junit = tmp_path / "out.jsonl", tmp_path / "junit.xml"
+    code, stdout, _ = cli(str(SB), str(MP), "--model", "bad,x86tso", "-I", str(models),
+                          "--jobs", "2", "--results", str(out), "--junit", str(junit))
+    assert code == 2
+    recs = {r["key"]: r for r in lines_of(out)}
+    assert len(recs) == 4
+    for rec in recs.values():
+        line_validator.validate(rec)
+    bad = recs[f"{os.path.normpath(SB)}::bad"]
+    assert bad["schema"] == "gdrcheck.run-error/1" and bad["verdict"] == "Error"
+    assert bad["reason"].startswith(f"{models / 'bad.cat'}:2:14: unbound name 'nosuchrel'")
+    assert bad["test"] == "SB" and bad["expect"] is None
+    assert recs[f"{os.path.normpath(SB)}::x86tso"]["verdict"] == "Allowed"
+    assert recs[f"{os.path.normpath(MP)}::x86tso"]["verdict"] == "Forbidden"
+    assert "ERROR " in stdout
+    root = ET.parse(junit).getroot()
+    assert root.get("errors") == "2" and root.get("failures") == "0"
+    errors = root.findall("./testsuite/testcase/error")
+    assert all("unbound name 'nosuchrel'" in (e.text or "") for e in errors)
+
+
+def test_unparsable_file_is_an_error_line(tmp_path: Path, line_validator: Any) -> None:
+    bad = tmp_path / "bad.litmus"
+    bad.write_text("X86 bad\n{ x=0; }\n P0 ;\n MOVE [x],$1 ;\nexists (x=1)\n")
+    out = tmp_path / "out.jsonl"
+    code, _, _ = cli(str(bad), str(SB), "--jobs", "0", "--results", str(out))
+    assert code == 2
+    recs = {r["key"]: r for r in lines_of(out)}
+    err = recs[f"{bad}::*"]
+    line_validator.validate(err)
+    assert err["verdict"] == "Error" and err["test"] is None
+    assert err["reason"].startswith(f"{bad}:4:")
+    assert len(recs) == 3  # the file that does not parse, SB under x86tso and sc
+
+
+def crashing_job(job: Job) -> dict[str, Any]:
+    """A job function whose worker dies on MP (a crash of the solver, say)."""
+    if "MP.litmus" in job.key:
+        os._exit(3)
+    return execute(job)
+
+
+def hanging_job(job: Job) -> dict[str, Any]:
+    """A job function that never answers on MP."""
+    if "MP.litmus" in job.key:
+        time.sleep(120)
+    return execute(job)
+
+
+def raising_job(job: Job) -> dict[str, Any]:
+    if "MP.litmus" in job.key:
+        raise RuntimeError("a bug")
+    return execute(job)
+
+
+def test_a_worker_that_dies_gives_an_error_line(tmp_path: Path, line_validator: Any) -> None:
+    out = tmp_path / "out.jsonl"
+    report = run_batch([SB, MP, CLASSIC / "LB.litmus"], out, models=[ModelSpec("x86tso")],
+                       workers=2, job_fn=crashing_job)
+    recs = {r["key"]: r for r in lines_of(out)}
+    assert len(recs) == 3
+    for rec in recs.values():
+        line_validator.validate(rec)
+    mp = recs[f"{os.path.normpath(MP)}::x86tso"]
+    assert mp["verdict"] == "Error"
+    assert mp["reason"] == "the worker process exited with code 3"
+    assert mp["expect"] == {"verdict": "Forbidden", "met": False}
+    assert recs[f"{os.path.normpath(SB)}::x86tso"]["verdict"] == "Allowed"
+    assert report.exit_code == 2
+
+
+def test_a_hung_worker_is_killed_and_gives_unknown(tmp_path: Path, line_validator: Any
+                                                   ) -> None:
+    out = tmp_path / "out.jsonl"
+    start = time.monotonic()
+    report = run_batch([SB, MP], out, models=[ModelSpec("x86tso")], workers=2,
+                       kill_after=1.0, job_fn=hanging_job)
+    assert time.monotonic() - start < 30
+    recs = {r["key"]: r for r in lines_of(out)}
+    for rec in recs.values():
+        line_validator.validate(rec)
+    mp = recs[f"{os.path.normpath(MP)}::x86tso"]
+    assert mp["verdict"] == "Unknown" and mp["schema"] == "gdrcheck.check/1"
+    assert "the worker was killed" in mp["reason"]
+    assert mp["expect"] == {"verdict": "Forbidden", "met": False}
+    assert report.exit_code == 1
+
+
+def test_an_exception_in_a_job_gives_an_error_line(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    for workers in (0, 1):
+        out.unlink(missing_ok=True)
+        run_batch([SB, MP], out, models=[ModelSpec("x86tso")], workers=workers,
+                  job_fn=raising_job)
+        recs = {r["key"]: r for r in lines_of(out)}
+        assert recs[f"{os.path.normpath(MP)}::x86tso"]["reason"] == "RuntimeError: a bug"
+        assert recs[f"{os.path.normpath(SB)}::x86tso"]["verdict"] == "Allowed"
+
+
+# --------------------------------------------------------------------------
+# Resume
+# --------------------------------------------------------------------------
+
+
+def test_kill_9_then_resume(tmp_path: Path, line_validator: Any) -> None:
+    out = tmp_path / "out.jsonl"
+    args = [sys.executable, "-m", "gdrcheck.cli", "run", str(CLASSIC), str(PTX),
+            "--jobs", "1", "--results", str(out)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    want = expected_keys(CLASSIC, PTX)
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if out.exists() and out.read_bytes().count(b"\n") >= 5:
+                break
+            time.sleep(0.01)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # the run, its fork server and workers
+        proc.wait()
+    first = out.read_bytes()
+    assert 5 <= first.count(b"\n") < len(want), "the run was not interrupted"
+    # a half-written line, as a kill in the middle of a write could leave
+    with out.open("ab") as f:
+        f.write(b'{"key":"' + str(CLASSIC).encode() + b'/SB.lit')
+    done_before = set(read_results(out))
+    r = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"{len(done_before)} job(s) already in" in r.stderr
+    lines = lines_of(out)  # every line is JSON: the half-written one was cut off
+    keys = [rec["key"] for rec in lines]
+    assert len(keys) == len(set(keys)), "duplicate keys"
+    assert set(keys) == want
+    # the lines of the first run are kept as they were
+    assert out.read_bytes().startswith(first[:first.rfind(b"\n") + 1])
+    for rec in lines:
+        line_validator.validate(rec)
+
+
+def test_resume_skips_done_keys_and_redoes_a_truncated_line(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    run_batch([SB], out, workers=0)
+    (sb_sc, sb_tso) = out.read_text().splitlines()
+    # keep the first line, truncate the second in the middle
+    out.write_text(sb_sc + "\n" + sb_tso[:40])
+    report = run_batch([SB, MP], out, workers=0)
+    assert (report.resumed, report.new) == (1, 3)
+    lines = lines_of(out)
+    assert lines[0] == json.loads(sb_sc)
+    assert sorted(r["key"] for r in lines) == sorted(
+        f"{os.path.normpath(p)}::{m}" for p in (SB, MP) for m in ("sc", "x86tso"))
+    assert report.exit_code == 0
+
+
+def test_results_file_that_cannot_be_written(tmp_path: Path) -> None:
+    code, _, stderr = cli(str(SB), "--results", str(tmp_path / "no" / "such" / "dir.jsonl"))
+    assert code == 2
+    assert "No such file or directory" in stderr

@@ -1,0 +1,155 @@
+"""Pictures of executions (gdrcheck/report/graph.py): DOT in herd7's conventions."""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.drawing import drawing_of
+from gdrcheck.cli import main
+from gdrcheck.litmus import load_litmus
+from gdrcheck.lower import lower
+from gdrcheck.report import graph
+from gdrcheck.report.graph import drawing_dot, letters, witness_dot, write_graph
+
+ROOT = Path(__file__).resolve().parents[2]
+GIN09 = ROOT / "litmus" / "gin" / "09-MP+put+put-flag.litmus"
+GIN01 = ROOT / "litmus" / "gin" / "01-MP+put+strongsig.litmus"
+MP_PTX = ROOT / "litmus" / "ptx" / "MP+rel+acq-gpu.litmus"
+TWO_W = ROOT / "litmus" / "classic" / "2+2W.litmus"
+
+
+def _dot(path: Path, model: str, show: str = "witness") -> str:
+    test = load_litmus(path)
+    res = check_test(test, model)
+    d = drawing_of(test, model, res, show=show)
+    dot = None if d is None else drawing_dot(d)
+    assert dot is not None
+    return dot
+
+
+def _clusters(dot: str) -> list[str]:
+    return re.findall(r'subgraph cluster_\d+ \{ label="([^"]*)"', dot)
+
+
+def _edges(dot: str, label: str) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, b in
+            re.findall(rf'e(\d+) -> e(\d+) \[[^\]]*label="{re.escape(label)}"', dot)]
+
+
+def test_lanes_per_agent_grouped_by_rank_and_cta() -> None:
+    dot = _dot(GIN09, "gin-gdaki+pcie-ro")
+    assert dot.startswith("digraph G {") and dot.rstrip().endswith("}")
+    lanes = _clusters(dot)
+    assert lanes == ["init", "GPU 0 (rank 0, node 0)", "CTA 0", "P0",
+                     "NIC and proxy of rank 0", "nic0.c0.1", "proxy0",
+                     "GPU 1 (rank 1, node 1)", "CTA 0", "P1"]
+    # herd's node names, with the instruction below the access
+    assert 'label="k: R f@1=1\\nld.acquire.sys r1, f"' in dot
+    assert 'label="d: W x@1=1\\nwrite x@1"' in dot
+    assert 'label="W x@1=0"' in dot  # an initial write
+
+
+def test_rf_co_fr_edges_in_herd_colours() -> None:
+    test = load_litmus(GIN09)
+    res = check_test(test, "gin-gdaki+pcie-ro")
+    assert res.witness is not None
+    dot = witness_dot(lower(test, 2), res.witness)
+    rf = _edges(dot, "rf")
+    assert sorted(rf) == sorted(res.witness.rf)
+    assert all("color=red" in line for line in dot.splitlines() if 'label="rf"' in line)
+    # the stale read of x is before the NIC's write of x in coherence: fr, orange, dashed
+    (fr,) = _edges(dot, "fr")
+    assert fr == (11, 3)
+    (line,) = [ln for ln in dot.splitlines() if 'label="fr"' in ln]
+    assert "color=orange" in line and "style=dashed" in line
+    assert _edges(dot, "po") == [(0, 5), (10, 11)]
+    # co between the non-initial writes of one location (herd's co-last), blue: 2+2W
+    # is forbidden under x86-TSO, so the picture is explain's candidate execution
+    dot2 = _dot(TWO_W, "x86tso")
+    co = _edges(dot2, "co")
+    assert len(co) == 2 and {a for a, _ in co} <= {2, 3, 4, 5}
+    assert all("color=blue" in ln for ln in dot2.splitlines()
+               if 'label="co"' in ln and "penwidth" not in ln)
+
+
+def test_show_all_draws_the_bridge_relations() -> None:
+    dot = _dot(GIN09, "gin-gdaki+pcie-ro", show="all")
+    for rel in ("issue-rel", "nic-data", "nic-sync", "local-completion"):
+        assert _edges(dot, rel), rel
+    assert _edges(dot, "nic-sync") == [(8, 10)]
+    assert "label=\"sync\"" not in dot  # empty relations are not drawn
+
+
+def test_forbidden_draws_the_explained_cycle_in_bold() -> None:
+    dot = _dot(GIN01, "gin-api")
+    assert "Causality fails" in dot
+    bold = [ln for ln in dot.splitlines() if "penwidth=2.5" in ln]
+    labels = [re.search(r'label="([^"]*)"', ln).group(1) for ln in bold]  # type: ignore[union-attr]
+    assert labels == ["publish-bundled (R-GIN-2)", "nic-sync (R-GDR-4, R-GIN-10, R-PTX-6)",
+                      "po", "fr (fr-ptx)"]
+
+
+def test_letters() -> None:
+    assert [letters(i) for i in (0, 1, 25, 26, 27, 51, 52)] == [
+        "a", "b", "z", "aa", "ab", "az", "ba"]
+
+
+def test_dot_file_is_written_as_is(tmp_path: Path) -> None:
+    p, msg = write_graph("digraph G {}\n", tmp_path / "x.dot")
+    assert msg is None and p.read_text() == "digraph G {}\n"
+
+
+def test_without_dot_the_dot_file_is_written_with_an_install_hint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(graph.shutil, "which", lambda _name: None)
+    p, msg = write_graph("digraph G {}\n", tmp_path / "x.svg")
+    assert p == tmp_path / "x.dot" and p.is_file()
+    assert not (tmp_path / "x.svg").exists()
+    assert msg is not None and "apt-get install graphviz" in msg
+    assert "brew install graphviz" in msg and "conda install graphviz" in msg
+    # the command's exit code is not affected
+    r = CliRunner().invoke(main, ["check", str(MP_PTX), "-m", "ptx", "--graph",
+                                  str(tmp_path / "mp.svg")])
+    assert r.exit_code == 0
+    assert "apt-get install graphviz" in r.stderr
+    assert (tmp_path / "mp.dot").is_file()
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_svg_is_rendered(tmp_path: Path) -> None:
+    out = tmp_path / "w.svg"
+    r = CliRunner().invoke(main, ["check", str(GIN09), "-m", "gin-gdaki+pcie-ro",
+                                  "--show", "all", "--graph", str(out)])
+    assert r.exit_code == 0, r.output
+    text = html.unescape(out.read_text())
+    assert text.lstrip().startswith("<?xml") and "<svg" in text
+    assert "nic-sync" in text and "nic0.c0.1" in text
+
+
+def test_cli_graph_several_results(tmp_path: Path) -> None:
+    out = tmp_path / "g.dot"
+    r = CliRunner().invoke(main, ["check", str(MP_PTX), "--graph", str(out)])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "g-MP+rel+acq-gpu-ptx.dot", "g-MP+rel+acq-gpu-sc.dot"]
+
+
+def test_cli_graph_to_stdout() -> None:
+    r = CliRunner().invoke(main, ["check", str(GIN09), "-m", "gin-gdaki+pcie-ro",
+                                  "--format", "json", "--graph", "-"])
+    assert r.exit_code == 0, r.output
+    assert "digraph G {" in r.stdout
+
+
+def test_explain_graph(tmp_path: Path) -> None:
+    out = tmp_path / "e.dot"
+    r = CliRunner().invoke(main, ["explain", str(GIN01), "-m", "gin-api", "--graph", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "penwidth=2.5" in out.read_text()
