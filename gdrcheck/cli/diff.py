@@ -40,7 +40,7 @@ def diff(files: tuple[str, ...], model_names: tuple[str, ...], include_dirs: tup
     test differs, 2 on bad input."""
     from gdrcheck.analysis.diff import diff_models
     from gdrcheck.analysis.suite import LIBRARY_DIR
-    from gdrcheck.report.diff import diff_json, print_diff
+    from gdrcheck.report.diff import diff_json, diff_report
 
     if len(model_names) != 2:
         click.echo(f"diff needs exactly two --model options (got {len(model_names)})",
@@ -59,5 +59,6 @@ def diff(files: tuple[str, ...], model_names: tuple[str, ...], include_dirs: tup
     if fmt == "json":
         click.echo(json.dumps(diff_json(report), indent=2))
     else:
-        print_diff(report, console(), every)
+        for part in diff_report(report, every):
+            console().print(part)
     sys.exit(2 if report.errors else 1 if report.different else 0)

@@ -45,7 +45,7 @@ def refines(impl: str, spec: str, files: tuple[str, ...], include_dirs: tuple[st
 
     from gdrcheck.analysis.refine import refine
     from gdrcheck.analysis.suite import LIBRARY_DIR
-    from gdrcheck.report.refines import print_refines, refines_json
+    from gdrcheck.report.refines import refines_json, refines_report
 
     paths: list[str] = list(files)
     if not paths:
@@ -66,5 +66,6 @@ def refines(impl: str, spec: str, files: tuple[str, ...], include_dirs: tuple[st
     if fmt == "json":
         click.echo(json.dumps(refines_json(report), indent=2))
     else:
-        print_refines(report, console())
+        for part in refines_report(report):
+            console().print(part)
     sys.exit(2 if report.errors else 0 if report.refines else 1)

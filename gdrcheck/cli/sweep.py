@@ -40,7 +40,7 @@ def sweep(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     from gdrcheck.analysis.models import ModelSpec, models_for
     from gdrcheck.analysis.sweep import sweep_test
     from gdrcheck.litmus import load_litmus
-    from gdrcheck.report.sweep import print_sweep, sweep_json
+    from gdrcheck.report.sweep import sweep_json, sweep_report
 
     options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
     bad = False
@@ -70,7 +70,8 @@ def sweep(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             if fmt == "json":
                 records.append(sweep_json(test, r))
             else:
-                print_sweep(test, r, out, every)
+                for part in sweep_report(test, r, every):
+                    out.print(part)
                 out.print()
     if fmt == "json":
         click.echo(json.dumps(records[0] if len(records) == 1 else records, indent=2))

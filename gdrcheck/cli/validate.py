@@ -20,7 +20,7 @@ def validate(folders: tuple[str, ...], engine: str) -> None:
     """Run each peer suite of FOLDERS (a herd7-verdicts.csv or *-expected.csv beside its
     tests) and list the tests where gdrcheck's verdict differs from the peer's."""
     from gdrcheck.analysis.validate import Row, summarize, validate_folder
-    from gdrcheck.report.validate import print_validation
+    from gdrcheck.report.validate import validation_report
 
     out = console()
     every: list[Row] = []
@@ -31,6 +31,7 @@ def validate(folders: tuple[str, ...], engine: str) -> None:
             fail(err)
             sys.exit(2)
         every += rows
-        print_validation(folder, rows, out)
+        for part in validation_report(folder, rows):
+            out.print(part)
     _, _, bad = summarize(every)
     sys.exit(1 if bad else 0)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from gdrcheck.analysis.diff import DiffReport, Row, Side
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import RenderableType
 
 SCHEMA = "gdrcheck.diff/1"
 
@@ -38,7 +38,10 @@ def diff_json(r: DiffReport) -> dict[str, Any]:
     }
 
 
-def print_diff(r: DiffReport, console: Console, every: bool) -> None:
+def diff_report(r: DiffReport, every: bool) -> list[RenderableType]:
+    from rich.text import Text
+
+    out: list[RenderableType] = []
     from rich.table import Table
 
     t = Table(title=f"Tests on which {r.a} and {r.b} disagree")
@@ -55,7 +58,8 @@ def print_diff(r: DiffReport, console: Console, every: bool) -> None:
                                                               "Error"))
         t.add_row(x.test, x.file, x.a.verdict, x.b.verdict, why)
     if rows:
-        console.print(t)
-    console.print(f"{len(r.rows)} compared: {len(r.same)} same, {len(r.different)} different, "
+        out.append(t)
+    out.append(Text(f"{len(r.rows)} compared: {len(r.same)} same, {len(r.different)} different, "
                   f"{len(r.inconclusive)} inconclusive; {len(r.skipped)} skipped (not "
-                  f"accepted by both), {len(r.errors)} unreadable", markup=False)
+                  f"accepted by both), {len(r.errors)} unreadable"))
+    return out

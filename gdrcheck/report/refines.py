@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from rich.console import RenderableType
 from rich.table import Table
 
 from gdrcheck.analysis.refine import Answer, Comparison, RefinementReport
@@ -91,8 +91,11 @@ def _verdict_cell(a: Answer) -> str:
     return a.verdict
 
 
-def print_refines(r: RefinementReport, console: Console) -> None:
+def refines_report(r: RefinementReport) -> list[RenderableType]:
     """The summary, then one table per non-empty list."""
+    from rich.text import Text
+
+    out: list[RenderableType] = []
     states = r.mode == "states"
     extra_i = "impl-only states" if states else None
     extra_s = "spec-only states" if states else None
@@ -108,10 +111,10 @@ def print_refines(r: RefinementReport, console: Console) -> None:
     ]
     for title, rows, extra in sections:
         if rows:
-            console.print(_verdicts_table(f"{title} ({len(rows)})", r, rows, extra))
-            console.print()
+            out.append(_verdicts_table(f"{title} ({len(rows)})", r, rows, extra))
+            out.append(Text(""))
     if r.skipped:
-        console.print(f"skipped {len(r.skipped)} test(s) not accepted by both models")
+        out.append(Text(f"skipped {len(r.skipped)} test(s) not accepted by both models"))
     summary = Table(title=f"refines {r.impl} {r.spec} ({r.mode}, {r.engine})",
                     title_justify="left", show_header=False)
     summary.add_column("what")
@@ -130,10 +133,11 @@ def print_refines(r: RefinementReport, console: Console) -> None:
         ("unreadable files", len(r.errors)),
     ):
         summary.add_row(label, str(n))
-    console.print(summary)
+    out.append(summary)
     if not r.comparisons:
-        console.print("no test was compared")
+        out.append(Text("no test was compared"))
     elif r.refines:
-        console.print(f"{r.impl} refines {r.spec} on these tests")
+        out.append(Text(f"{r.impl} refines {r.spec} on these tests"))
     else:
-        console.print(f"{r.impl} does NOT refine {r.spec}: {len(r.violations)} test(s)")
+        out.append(Text(f"{r.impl} does NOT refine {r.spec}: {len(r.violations)} test(s)"))
+    return out

@@ -10,7 +10,7 @@ from gdrcheck.litmus import ast as A
 from gdrcheck.report.herd import format_prop
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import RenderableType
 
 SCHEMA = "gdrcheck.sweep/1"
 
@@ -47,22 +47,24 @@ def _mark(on: bool) -> str:
     return "✓" if on else "·"
 
 
-def print_sweep(test: A.Test, r: SweepResult, console: Console, every: bool) -> None:
+def sweep_report(test: A.Test, r: SweepResult, every: bool) -> list[RenderableType]:
+    from rich.text import Text
+
+    out: list[RenderableType] = []
     from rich.table import Table
 
-    console.print(f"Sweep {r.test} {r.model}: {r.quantifier} "
-                  f"({format_prop(test.condition.prop)})", markup=False)
+    out.append(Text(f"Sweep {r.test} {r.model}: {r.quantifier} "
+                  f"({format_prop(test.condition.prop)})"))
     n = len(r.swept)
     if r.fixed:
-        console.print(f"Fixed: {', '.join(r.fixed)}", markup=False)
-    console.print(f"{n} variant(s) swept: {len(r.relevant)} can change this test"
+        out.append(Text(f"Fixed: {', '.join(r.fixed)}"))
+    out.append(Text(f"{n} variant(s) swept: {len(r.relevant)} can change this test"
                   + (f" ({', '.join(r.relevant)})" if r.relevant else "")
-                  + f", {len(r.inert)} inert" + (f" ({', '.join(r.inert)})" if r.inert else ""),
-                  markup=False)
-    console.print(f"Default (no variant): {r.default}", markup=False)
+                  + f", {len(r.inert)} inert" + (f" ({', '.join(r.inert)})" if r.inert else "")))
+    out.append(Text(f"Default (no variant): {r.default}"))
     counts = r.counts()
-    console.print("Combinations: " + ", ".join(f"{v} {k}" for k, v in counts.items())
-                  + f" (of {2 ** n})", markup=False)
+    out.append(Text("Combinations: " + ", ".join(f"{v} {k}" for k, v in counts.items())
+                  + f" (of {2 ** n})"))
     flips = r.flips()
     if flips:
         t = Table(title=f"Minimal variant sets that change the verdict ({r.default} by default)")
@@ -72,9 +74,9 @@ def print_sweep(test: A.Test, r: SweepResult, console: Console, every: bool) -> 
         for f in flips:
             t.add_row(" + ".join(f.variants), f.verdict,
                       expected_for(test, r, f.variants) or "")
-        console.print(t)
+        out.append(t)
     else:
-        console.print("No combination changes the verdict.", markup=False)
+        out.append(Text("No combination changes the verdict."))
     rows = r.rows()
     if r.relevant and (every or len(rows) <= TABLE_ROWS):
         t = Table(title="Every combination of the variants that can change this test"
@@ -87,8 +89,8 @@ def print_sweep(test: A.Test, r: SweepResult, console: Console, every: bool) -> 
         for combo, verdict in rows:
             t.add_row(*(_mark(v in combo) for v in r.relevant), verdict,
                       ", ".join(r.flags.get(combo, ())), expected_for(test, r, combo) or "")
-        console.print(t)
+        out.append(t)
     elif r.relevant:
-        console.print(f"({len(rows)} combinations of the relevant variants: --all lists them)",
-                      markup=False)
-    console.print(f"Time {r.test} {r.time:.3f} ({r.queries} solver queries)", markup=False)
+        out.append(Text(f"({len(rows)} combinations of the relevant variants: --all lists them)"))
+    out.append(Text(f"Time {r.test} {r.time:.3f} ({r.queries} solver queries)"))
+    return out

@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING
 from gdrcheck.analysis.validate import Row, summarize
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import RenderableType
 
 
-def print_validation(folder: str, rows: Sequence[Row], console: Console) -> None:
+def validation_report(folder: str, rows: Sequence[Row]) -> list[RenderableType]:
+    from rich.text import Text
+
+    out: list[RenderableType] = []
     from rich.table import Table
 
     agree, known, bad = summarize(rows)
@@ -23,7 +26,8 @@ def print_validation(folder: str, rows: Sequence[Row], console: Console) -> None
     for r in rows:
         if not r.agrees:
             table.add_row(r.file, r.model, r.expected, r.got, f"{r.time:.2f}", r.note)
-    console.print(table)
+    out.append(table)
     times = sorted(r.time for r in rows)
-    console.print(f"median time per test: {times[len(times) // 2] * 1000:.1f} ms, "
-                  f"total {sum(times):.1f} s")
+    out.append(Text(f"median time per test: {times[len(times) // 2] * 1000:.1f} ms, "
+                  f"total {sum(times):.1f} s"))
+    return out
