@@ -71,6 +71,10 @@ class Outcome:
     """The flags that fired (the verdict is then Undefined)."""
     liveness: list[str]
     """Why a blocking wait may hang forever (empty: every wait returns)."""
+    vacuous: bool
+    """No consistent execution completes: the verdict holds of nothing."""
+    vacuity: str | None
+    """When vacuous: why (the waits that no execution satisfies)."""
     expected: str | None
     """The test's ``Expect=`` verdict for exactly this model and variants, if any."""
     result: Result
@@ -218,6 +222,8 @@ def check(
         axioms=list(res.axioms),
         flags=list(res.flags),
         liveness=list(res.liveness),
+        vacuous=res.vacuous,
+        vacuity=res.vacuity,
         expected=expected_verdict(t, spec),
         result=res,
         explanation=_explanation(t, spec, res, explain, options),
@@ -225,11 +231,20 @@ def check(
 
 
 def assert_verdict(test: str | Path | A.Test, verdict: str,
-                   model: str | ModelSpec | None = None, **kw: Any) -> Outcome:
+                   model: str | ModelSpec | None = None, *, allow_vacuous: bool = False,
+                   **kw: Any) -> Outcome:
     """:func:`check`, then raise AssertionError unless the verdict is ``verdict``. The
     message names the test, the model, both verdicts, and gives the explanation (the
-    ``Rejected-by`` axioms of a Forbidden outcome, the witness of an Allowed one)."""
+    ``Rejected-by`` axioms of a Forbidden outcome, the witness of an Allowed one).
+
+    A vacuous answer (no execution completes: a wait that nothing satisfies, a
+    barrier only one rank joins) proves nothing and fails too, unless
+    ``allow_vacuous=True``."""
     out = check(test, model, **kw)
+    if out.vacuous and not allow_vacuous:
+        raise AssertionError(
+            f"{out.test} under {out.model}: {out.verdict}, but vacuous: {out.vacuity} "
+            f"(allow_vacuous=True accepts it)\n{out.explanation}")
     if out.verdict != verdict:
         raise AssertionError(
             f"{out.test} under {out.model}: expected {verdict}, got {out.verdict}"
@@ -242,7 +257,9 @@ def assert_verdict(test: str | Path | A.Test, verdict: str,
 def assert_forbidden(test: str | Path | A.Test, model: str | ModelSpec | None = None,
                      **kw: Any) -> Outcome:
     """Raise AssertionError unless ``model`` forbids the outcome of ``test``'s condition
-    (no consistent execution reaches it). Keyword arguments are those of :func:`check`."""
+    (no consistent execution reaches it) — and some execution completes (else the
+    answer is vacuous: ``allow_vacuous=True`` accepts it). Keyword arguments are those of
+    :func:`check`."""
     return assert_verdict(test, "Forbidden", model, **kw)
 
 

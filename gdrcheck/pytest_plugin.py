@@ -202,6 +202,11 @@ class LitmusItem(pytest.Item):
                 raise LitmusMismatch(f"{test.name} under {self.spec}: expected liveness "
                                      f"{self.want}, got {got} ({hang})")
             return
+        if res.vacuous:
+            raise LitmusMismatch(
+                f"{test.name} under {self.spec}: {res.verdict}, but vacuous: "
+                f"{res.vacuity or 'no execution completes'} — the verdict proves nothing\n"
+                f"{format_result(test, res)}")
         if res.verdict != self.want:
             why = []
             if res.axioms and res.verdict in ("Forbidden", "Required"):

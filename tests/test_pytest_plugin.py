@@ -156,3 +156,21 @@ def test_installed_entry_point_loads_the_plugin(suite: pytest.Pytester,
     suite.runpytest("--litmus").assert_outcomes(passed=3, failed=1)
     res = suite.runpytest("-p", "no:gdrcheck", "--litmus")
     assert res.ret == pytest.ExitCode.USAGE_ERROR  # the option is gone with the plugin
+
+
+NEVER = """GIN never-satisfied
+Expect=gin-api:Forbidden
+Liveness=gin-api:Hang
+{ x = 0; buf@0 = 1; S : signal; }
+ P0@cta 0,gpu 0,node 0       | P1@cta 0,gpu 1,node 1 ;
+ gin.put c0, x@1, buf, sig=S | gin.wait_signal S, 2  ;
+                             | ld.relaxed.sys r0, x  ;
+exists (1:r0 = 0)
+"""
+
+
+def test_the_pytest_plugin_fails_a_vacuous_item(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".litmus", never=NEVER)
+    result = pytester.runpytest("never.litmus")
+    result.assert_outcomes(passed=1, failed=1)  # Liveness=Hang holds; Expect= does not
+    result.stdout.fnmatch_lines(["*vacuous: no execution completes*"])

@@ -72,5 +72,17 @@ def check_test(
         eng = ExplicitEngine(options.timeout)
     else:
         eng = SmtEngine(options.timeout)
-    return eng.run(prog, loaded.stmts, chosen, test, str(spec), states=options.states,
-                   path_of=loaded.path_of)
+    # the model as run: with the extra variants and the test's own Variant= lines
+    shown = spec.with_variants([*variants, *(v for v in test.variants
+                                             if v in loaded.variant_names)])
+    res = eng.run(prog, loaded.stmts, chosen, test, str(shown), states=options.states,
+                  path_of=loaded.path_of)
+    if res.vacuous:
+        from gdrcheck.analysis.vacuity import explain_vacuity
+
+        why = explain_vacuity(test, loaded, chosen, options)
+        res.blocked = list(why.blocked)
+        res.vacuity = why.message(options.unroll)
+        # a wait that no execution satisfies hangs (format §4.4)
+        res.liveness = [*res.liveness, *(f"never satisfied: {w}" for w in why.blocked)]
+    return res

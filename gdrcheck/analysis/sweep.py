@@ -4,8 +4,10 @@ The variants are free Booleans in ONE z3 encoding of the test: the cat interpret
 evaluates ``if "v" then ... else ... end`` symbolically (both branches, merged under
 the condition; :class:`~gdrcheck.cat.interp.Interpreter` with ``symbolic_variants``),
 and the checks inside a branch are guarded by its condition. A variant whose
-conditions change no value and guard no check that can fail is *inert* for the test:
-it cannot change the verdict and is not enumerated.
+conditions change no value and guard no check that can fail cannot change the verdict
+and is not enumerated; of the others, one whose verdicts agree in every pair of
+combinations that differ only in it (on / off) is *inert* too. The variants left are
+those that "can change this test".
 
 The verdict of every combination of the others is then read off the one encoding by
 incremental queries with the variants as assumptions: the proposition (and, for
@@ -60,9 +62,10 @@ class SweepResult:
     fixed: tuple[str, ...]
     """Variants on in every combination (from --model NAME+V and the test's Variant=)."""
     relevant: tuple[str, ...]
-    """The swept variants that can change the encoding of this test."""
+    """The swept variants that change the verdict in some pair of combinations (one
+    with the variant on, the same one with it off)."""
     inert: tuple[str, ...]
-    """Declared variants that change nothing for this test (not enumerated)."""
+    """Declared variants that change no verdict of this test (not enumerated)."""
     verdicts: dict[Combo, Verdict]
     """The verdict of every combination of the relevant variants."""
     flags: dict[Combo, tuple[str, ...]] = field(default_factory=dict)
@@ -214,8 +217,15 @@ def sweep_test(
                                else Verdict.ALLOWED if combo in pos else Verdict.FORBIDDEN)
         else:
             verdicts[combo] = Verdict.ALLOWED if combo in pos else Verdict.FORBIDDEN
+    # a variant the encoding uses may still flip no verdict: it cannot change the test
+    changing = tuple(n for n in relevant
+                     if any(verdicts[c] != verdicts[c | {n}] for c in verdicts if n not in c))
+    keep = frozenset(changing)
+    inert = tuple(sorted(inert + tuple(n for n in relevant if n not in keep)))
+    verdicts = {c: v for c, v in verdicts.items() if c <= keep}
+    flags = {c: f for c, f in flags.items() if c <= keep}
     return SweepResult(test.name, test.path, str(spec),
-                       test.condition.quantifier, tuple(sorted(fixed)), relevant, inert,
+                       test.condition.quantifier, tuple(sorted(fixed)), changing, inert,
                        verdicts, flags, time.perf_counter() - t0, region.queries)
 
 

@@ -3,7 +3,7 @@ results appended to a JSONL file as they finish, resumable after a crash.
 
 A *job* is one litmus file under one model (``NAME+VARIANT+...``); its *key* is
 ``FILE::MODEL`` (the file as given or as found in a directory, normalised). Each
-finished job appends one line to the results file: the ``gdrcheck.check/1`` record of
+finished job appends one line to the results file: the ``gdrcheck.check/2`` record of
 :func:`gdrcheck.report.json.result_json` with the ``key`` first, or, when the job could
 not be checked, an error line (schema ``gdrcheck.run-error/1``, verdict ``Error``, the
 message in ``reason``). A line is written with a single ``os.write`` on a descriptor

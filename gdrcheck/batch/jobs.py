@@ -1,5 +1,5 @@
 """A job of ``gdrcheck run``: one litmus file under one model, and the results-file line
-it gives (a ``gdrcheck.check/1`` record with its key first, or an error line). A job is
+it gives (a ``gdrcheck.check/2`` record with its key first, or an error line). A job is
 a pure function of its picklable :class:`Job`: it runs in a worker process."""
 
 from __future__ import annotations
@@ -70,11 +70,14 @@ def expected(test: A.Test, model: str, liveness: bool = False) -> str | None:
     return expected_verdict(test, spec, liveness=liveness)
 
 
-def _expect(test: A.Test | None, model: str, verdict: str | None) -> dict[str, Any] | None:
+def _expect(test: A.Test | None, model: str, verdict: str | None, vacuous: bool = False
+            ) -> dict[str, Any] | None:
+    """The ``expect`` field: the Expect= entry and whether the answer meets it (a vacuous
+    answer meets none)."""
     if test is None:
         return None
     want = expected(test, model)
-    return None if want is None else {"verdict": want, "met": want == verdict}
+    return None if want is None else {"verdict": want, "met": want == verdict and not vacuous}
 
 
 def execute(job: Job) -> Record:
@@ -91,7 +94,8 @@ def execute(job: Job) -> Record:
     except RecursionError:
         return error_record(job, "the test is too large to check (recursion limit)", test,
                             time.perf_counter() - start)
-    return {"key": job.key, **result_json(test, res, _expect(test, job.model, res.verdict))}
+    expect = _expect(test, job.model, res.verdict, res.vacuous)
+    return {"key": job.key, **result_json(test, res, expect)}
 
 
 def unknown_record(job: Job, test: A.Test, reason: str, seconds: float) -> Record:

@@ -42,8 +42,10 @@ class BatchReport:
                 continue
             exp = rec.get("expect")
             if isinstance(exp, dict) and not exp.get("met"):
-                out.append(Mismatch(key, "expect", str(exp.get("verdict")),
-                                    str(rec.get("verdict"))))
+                got = str(rec.get("verdict"))
+                if rec.get("vacuous"):
+                    got += f" (vacuous: {rec.get('vacuity') or 'no execution completes'})"
+                out.append(Mismatch(key, "expect", str(exp.get("verdict")), got))
             test = self.tests.get(key)
             want = None if test is None else expected(test, str(rec.get("model")), True)
             if want is not None:

@@ -29,7 +29,8 @@ from gdrcheck.errors import InputError
 
 @click.command(epilog=EXIT_CODES)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--model", "-m", help="Model name (a spec in specs/ or -I dirs), optionally "
+@click.option("--model", "-m", help="Model name (a spec in specs/ or -I dirs, or the path of "
+              "a .cat file), optionally "
               "with variants: ptx, x86tso, sc, NAME+VARIANT; several, comma separated; "
               "'all' (or all+VARIANT) for every model that accepts the test. Default: the "
               "models named in the test's Expect= lines, else the dialect's default.")
@@ -129,14 +130,15 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                     break
                 rows.append(Row(str(spec), None, want, message))
                 continue
-            met = None if want is None else want == res.verdict
+            # a vacuous answer (no execution completes) meets no expectation
+            met = None if want is None else want == res.verdict and not res.vacuous
             if met is False:
                 mismatches += 1
             live_want = expected_verdict(test, spec, ex, liveness=True)
             live = "Hang" if res.liveness else "Live"
             if live_want is not None and live_want != live:
                 mismatches += 1
-            rows.append(Row(str(spec), res, want))
+            rows.append(Row(res.model, res, want))
             if graph:
                 draw(test, spec, ex, res, options, path=graph, index=len(rows) - 1,
                      several=len(files) > 1 or len(runs) > 1, show=show)
@@ -147,6 +149,8 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                 click.echo(format_result(test, res, show_witness))
                 if want is not None:
                     mark = "ok" if met else "MISMATCH"
+                    if res.vacuous:
+                        mark += " (vacuous: no execution completes)"
                     click.echo(f"Expect {test.name} {spec}: {want} -> {res.verdict} {mark}")
                 if live_want is not None:
                     mark = "ok" if live_want == live else "MISMATCH"

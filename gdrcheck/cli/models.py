@@ -17,12 +17,12 @@ def models(include_dirs: tuple[str, ...]) -> None:
     from rich.table import Table
 
     from gdrcheck.analysis.models import get_model
-    from gdrcheck.cat.loader import FEATURES, available_models
+    from gdrcheck.cat.loader import available_models
 
     table = Table(title="gdrcheck models")
     table.add_column("model")
     table.add_column("title")
-    table.add_column("accepts")
+    table.add_column("accepts (dialects)")
     table.add_column("variants")
     table.add_column("file")
     for name in available_models(include_dirs):
@@ -34,6 +34,17 @@ def models(include_dirs: tuple[str, ...]) -> None:
         docs = {v.name: v.doc for v in m.variants}
         vs = ", ".join(f"{v} ({docs[v]})" if docs.get(v) else v
                        for v in sorted(m.variant_names)) or "-"
-        table.add_row(name, m.title or "", " ".join(f for f in FEATURES if f in m.accepts),
+        table.add_row(name, m.title or "", accepts_text(m.accepts),
                       vs, str(m.path))
     console().print(table)
+
+
+def accepts_text(accepts: frozenset[str]) -> str:
+    """The dialects of the tests a model accepts, and in GIN tests which instructions:
+    ``PTX; GIN (PTX, GIN calls)``."""
+    out: list[str] = [d for d in ("X86", "PTX") if d in accepts]
+    inside = [w for f, w in (("PTX", "PTX"), ("GIN", "GIN calls"), ("SHMEM", "NVSHMEM calls"))
+              if f in accepts]
+    if "GIN" in accepts or "SHMEM" in accepts or "PTX" in accepts:
+        out.append(f"GIN ({', '.join(inside)})")
+    return "; ".join(out) or "-"

@@ -142,6 +142,8 @@ class ExplicitEngine:
             res.axioms = sorted(rejecting)
         if res.flags:
             res.verdict = Verdict.UNDEFINED
+        if not states:  # listing the states is on request only, as with the smt engine
+            res.states = res.pos_states = res.neg_states = None
         res.time = time.perf_counter() - t0
         return res
 

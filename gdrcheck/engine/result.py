@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from gdrcheck.lower.program import WaitSite
+
 
 class Verdict(StrEnum):
     """The answer to a test's condition (herd7's, plus Undefined and Unknown).
@@ -82,6 +84,16 @@ class Result:
     neg_states: int | None = None
     time: float = 0.0
     reason: str | None = None  # why Unknown
+    blocked: list[WaitSite] = field(default_factory=list)
+    """When no execution completes: the blocking waits that no execution satisfies."""
+    vacuity: str | None = None
+    """When no execution completes: why, in words (None: some execution completes)."""
+
+    @property
+    def vacuous(self) -> bool:
+        """No consistent execution completes: a Forbidden (or Required) verdict then
+        holds of nothing and proves nothing."""
+        return self.positive is False and self.negative is False
 
     @property
     def ok(self) -> bool | None:

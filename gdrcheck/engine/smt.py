@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
@@ -72,6 +72,8 @@ class Encoding:
     rf_var: dict[Pair, Formula]
     co_pos: dict[int, z3.ArithRef | int]
     fso_clock: dict[int, z3.ArithRef]
+    blocks: dict[int, Formula] = field(default_factory=dict)
+    """Block id -> when the block runs."""
 
     def value(self, e: Expr) -> z3.ArithRef:
         if isinstance(e, int):
@@ -118,6 +120,7 @@ def encode_candidates(prog: Program) -> Encoding:
         if leaf.cut:
             cons.append(z3.Not(to_z3(block_f[leaf.block])))
     exe: dict[int, Formula] = {e.eid: block_f[e.block] for e in ev}
+    enc.blocks = block_f
 
     # -- rf ----------------------------------------------------------------
     rmw_partner = {r: w for r, w in prog.rmw}

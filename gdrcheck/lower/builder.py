@@ -21,6 +21,7 @@ from gdrcheck.lower.program import (
     Expr,
     Leaf,
     ReadVal,
+    WaitSite,
     eval_binop,
     eval_cmp,
     expr_reads,
@@ -159,20 +160,20 @@ class PathState:
         ev = self.emit("R", loc, tags, label, **kw)  # type: ignore[arg-type]
         return ReadVal(ev.eid)
 
-    def assume(self, cond: CmpExpr) -> bool:
+    def assume(self, cond: CmpExpr, wait: WaitSite | None = None) -> bool:
         """Continue only where ``cond`` holds: the other outcome ends the path in a
-        discarded (cut) leaf, as a blocking wait that never returns. False when
-        ``cond`` is constantly false (the whole path is discarded)."""
+        discarded (cut) leaf, as a blocking wait (``wait``) that never returns. False
+        when ``cond`` is constantly false (the whole path is discarded)."""
         fork = self.fork(cond)
         if fork is True:
             return True
         if fork is False:
             self.builder.leaves.append(
-                Leaf(self.thread, self.block, tuple(sorted(self.regs.items())), True))
+                Leaf(self.thread, self.block, tuple(sorted(self.regs.items())), True, wait))
             return False
         yes, no = fork
         regs = tuple(sorted(no.regs.items()))
-        self.builder.leaves.append(Leaf(self.thread, no.block, regs, True))
+        self.builder.leaves.append(Leaf(self.thread, no.block, regs, True, wait))
         self.block = yes.block
         self.ctrl_reads = yes.ctrl_reads
         return True

@@ -40,10 +40,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from gdrcheck.errors import UnsupportedError
+from gdrcheck.errors import NOPOS, Pos, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.builder import PathState
-from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal
+from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal, WaitSite
 
 SHMEM_CTX = "shmem"
 SCOPE_TAG = {"thread": "GIVEN_THREAD", "cta": "GIVEN_CTA", "gpu": "GIVEN_GPU",
@@ -248,7 +248,9 @@ def _wait(st: PathState, loc: str, cmp: str, value: int, label: str, pos: object
           ) -> Iterator[PathState]:
     tags = {family, "GWAIT", "RLX" if relaxed else "ACQ", "SYS"} | (extra or set())
     r = st.read(loc, tags, label, scope="sys", pos=pos, rank=st.place.gpu)  # type: ignore[arg-type]
-    if st.assume(CmpExpr(cmp, r, value)):
+    # gin.step has moved pc past the call already: pc is the call's 1-based row
+    site = WaitSite(st.thread, st.pc, label, pos if isinstance(pos, Pos) else NOPOS)
+    if st.assume(CmpExpr(cmp, r, value), site):
         yield st
 
 

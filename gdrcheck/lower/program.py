@@ -14,6 +14,7 @@ enumerator (which evaluates them under a chosen rf).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from gdrcheck.errors import NOPOS, Pos
@@ -154,13 +155,29 @@ class Event:
 
 
 @dataclass(frozen=True)
+class WaitSite:
+    """A blocking wait in the source: its thread, its row (1-based, in the thread's
+    column), the instruction as written and its position."""
+
+    thread: int
+    row: int
+    text: str
+    pos: Pos = NOPOS
+
+    def __str__(self) -> str:
+        return f"P{self.thread}:{self.row} {self.text}"
+
+
+@dataclass(frozen=True)
 class Leaf:
     """The end of one path of a thread: its block and final registers."""
 
     thread: int
     block: int
     regs: tuple[tuple[str, Expr], ...]
-    cut: bool  # the unroll bound was reached: the execution is discarded
+    cut: bool  # the unroll bound was reached, or a wait blocks: the execution is discarded
+    wait: WaitSite | None = None
+    """For the failing outcome of a blocking wait: the wait (else the unroll bound)."""
 
 
 @dataclass
@@ -214,3 +231,14 @@ class Program:
 
     def leaves_of(self, thread: int) -> list[Leaf]:
         return [lf for lf in self.leaves if lf.thread == thread]
+
+    def blocking_waits(self) -> list[Leaf]:
+        """The leaves where a blocking wait fails (the path ends there, discarded)."""
+        return [lf for lf in self.leaves if lf.cut and lf.wait is not None]
+
+    def with_waits_relaxed(self) -> Program:
+        """The same program in which a thread may stop at a wait that fails: its path
+        ends there and the execution is kept (used to say which waits block)."""
+        leaves = [dataclasses.replace(lf, cut=False) if lf.cut and lf.wait is not None
+                  else lf for lf in self.leaves]
+        return dataclasses.replace(self, leaves=leaves)

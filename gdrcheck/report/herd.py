@@ -80,10 +80,13 @@ def format_result(test: A.Test, res: Result, show_witness: bool = False) -> str:
     else:
         out.append("Ok" if res.ok else "No")
     out.append("Witnesses")
+    # counts of final states when they were listed; otherwise '?': a count that only
+    # says "some" or "none" must not be read as herd7's (mcompare7, msort7); the
+    # Observation kind (Never / Sometimes / Always) still says which were reached
     if res.states is not None and res.pos_states is not None:
-        pos, neg = res.pos_states, res.neg_states
+        pos, neg = str(res.pos_states), str(res.neg_states)
     else:
-        pos, neg = int(bool(res.positive)), int(bool(res.negative))
+        pos = neg = "?"
     out.append(f"Positive: {pos} Negative: {neg}")
     for f in res.flags:
         out.append(f"Flag {f}")
@@ -94,6 +97,8 @@ def format_result(test: A.Test, res: Result, show_witness: bool = False) -> str:
     if res.verdict != "Unknown":
         out.append(f"Observation {test.name} {res.observation} {pos} {neg}")
     out.append(f"Verdict {test.name} {res.model} {res.verdict}")
+    if res.vacuous:
+        out.append(f"Vacuous {test.name} {res.model}: {res.vacuity or 'no execution completes'}")
     if res.verdict == "Unknown" and res.reason:
         out.append(f"Reason {res.reason}")
     if res.axioms and res.verdict in ("Forbidden", "Required"):

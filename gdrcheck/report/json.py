@@ -1,4 +1,4 @@
-"""The JSON report (schema ``gdrcheck.check/1``: docs/output.md, docs/json-schema.json)."""
+"""The JSON report (schema ``gdrcheck.check/2``: docs/output.md, docs/json-schema.json)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from gdrcheck.engine.result import Result, Witness
 from gdrcheck.litmus import ast as A
 from gdrcheck.report.herd import format_prop
 
-SCHEMA = "gdrcheck.check/1"
+SCHEMA = "gdrcheck.check/2"
 
 
 def witness_json(w: Witness) -> dict[str, Any]:
@@ -43,6 +43,11 @@ def result_json(test: A.Test, res: Result, expectation: dict[str, Any] | None = 
         "axioms": res.axioms,
         "flags": res.flags,
         "liveness": res.liveness,
+        "vacuous": res.vacuous,
+        "vacuity": res.vacuity,
+        "blocked": [{"thread": w.thread, "row": w.row, "instruction": w.text,
+                     "line": w.pos.line or None, "col": w.pos.col or None}
+                    for w in res.blocked],
         "states": None if res.states is None else [dict(s) for s in res.states],
         "witness": None if res.witness is None else witness_json(res.witness),
         "time": round(res.time, 6),

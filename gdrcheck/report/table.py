@@ -24,7 +24,8 @@ class Row:
     def met(self) -> bool | None:
         if self.expected is None:
             return None
-        return self.result is not None and self.result.verdict == self.expected
+        return (self.result is not None and self.result.verdict == self.expected
+                and not self.result.vacuous)
 
 
 def _notes(res: Result) -> str:
@@ -32,6 +33,8 @@ def _notes(res: Result) -> str:
     parts += [f"flag {f}" for f in res.flags]
     if res.verdict == "Unknown" and res.reason:
         parts.append(res.reason)
+    if res.vacuous:
+        parts.append(f"VACUOUS: {res.vacuity or 'no execution completes'}")
     return ", ".join(parts) or "-"
 
 

@@ -75,7 +75,7 @@ def test_classic_with_two_workers(tmp_path: Path, line_validator: Any) -> None:
     assert set(keys) == expected_keys(CLASSIC)
     for rec in lines:
         line_validator.validate(rec)
-        assert rec["schema"] == "gdrcheck.check/1"
+        assert rec["schema"] == "gdrcheck.check/2"
         assert rec["key"] == f"{rec['file']}::{rec['model']}"
         assert rec["expect"]["met"] is True
     assert "expectations met" in stdout and "expectations not met" in stdout
@@ -242,7 +242,7 @@ def test_a_hung_worker_is_killed_and_gives_unknown(tmp_path: Path, line_validato
     for rec in recs.values():
         line_validator.validate(rec)
     mp = recs[f"{os.path.normpath(MP)}::x86tso"]
-    assert mp["verdict"] == "Unknown" and mp["schema"] == "gdrcheck.check/1"
+    assert mp["verdict"] == "Unknown" and mp["schema"] == "gdrcheck.check/2"
     assert "the worker was killed" in mp["reason"]
     assert mp["expect"] == {"verdict": "Forbidden", "met": False}
     assert report.exit_code == 1

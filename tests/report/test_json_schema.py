@@ -1,4 +1,4 @@
-"""The JSON report validates against docs/json-schema.json (schema gdrcheck.check/1)."""
+"""The JSON report validates against docs/json-schema.json (schema gdrcheck.check/2)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ IRIW = str(ROOT / "litmus" / "classic" / "IRIW.litmus")
 
 FIELDS = (
     "schema", "test", "file", "model", "engine", "condition", "quantifier", "verdict", "ok",
-    "observation", "positive", "negative", "axioms", "flags", "liveness", "states", "witness",
-    "time", "reason", "expect",
+    "observation", "positive", "negative", "axioms", "flags", "liveness", "vacuous", "vacuity",
+    "blocked", "states", "witness", "time", "reason", "expect",
 )
 
 
@@ -63,7 +63,7 @@ def test_sb_x86tso_allowed(validator: Any) -> None:
     validator.validate(rec)
     assert isinstance(rec, dict)
     assert list(rec) == list(FIELDS)
-    assert rec["schema"] == "gdrcheck.check/1"
+    assert rec["schema"] == "gdrcheck.check/2"
     assert (rec["test"], rec["model"], rec["engine"]) == ("SB", "x86tso", "smt")
     assert rec["condition"] == "exists (0:EAX=0 /\\ 1:EAX=0)"
     assert rec["quantifier"] == "exists"
@@ -151,7 +151,7 @@ def test_undefined_record(validator: Any, tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------
-# The schema rejects what is not a gdrcheck.check/1 record
+# The schema rejects what is not a gdrcheck.check/2 record
 # --------------------------------------------------------------------------
 
 
@@ -171,7 +171,7 @@ def test_missing_field_is_rejected(validator: Any, good: dict[str, Any], field: 
 @pytest.mark.parametrize(
     "change",
     [
-        {"schema": "gdrcheck.check/2"},
+        {"schema": "gdrcheck.check/1"},  # the schema before vacuity
         {"verdict": "Maybe"},
         {"verdict": "Required"},  # Required needs a forall condition
         {"ok": None},  # Allowed: ok is a boolean
