@@ -56,12 +56,12 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
         "polls the send CQ only, which does not make earlier gets visible; fixed in "
         "NVIDIA/nccl@f619d4e5): flush always makes gets visible (R-GDAKI-7)"),
     ("trtllm-mnnvl-cta-arrive+fixed.litmus", "ptx"): (
-        "the fix (TensorRT-LLM PR #8612) pairs red.release.gpu with a volatile (relaxed) poll and "
-        "a control-dependent store; specs/ptx-axioms.cat (ASPLOS'19 Fig. 4) synchronizes a "
-        "release only with an acquire pattern and has no rule against a store performed before "
-        "the loop that guards it exits, so load buffering stays Allowed: either a "
-        "control-dependency (no speculative store) rule is missing or the fix is incomplete "
-        "per PTX (the poll needs ld.acquire)"),
+        "the fix (TensorRT-LLM PR #8612) pairs red.release.gpu with a volatile (relaxed) spin "
+        "loop and a control-dependent store; specs/ptx-axioms.cat synchronizes a release only "
+        "with an acquire pattern (ASPLOS'19 Fig. 4) and No-Thin-Air (acyclic rf | dep, :34) "
+        "does not count the reads-before-release po edge, so load buffering stays Allowed: "
+        "either [R]; po; [W & REL] is missing from the No-Thin-Air check or the fix is "
+        "incomplete per PTX (the poll needs ld.acquire)"),
 }
 
 
