@@ -5,6 +5,12 @@ from the bug report, the fix and its authors' explanation (cited in Source=), ne
 gdrcheck. Both engines must meet every expectation. Where the current models (or the front end)
 do not, the case is marked ``xfail(strict=True)`` with the missing rule or syntax, so that it
 flips when the model or the parser is fixed. docs/realbugs.md has the table and the reasons.
+
+Files that the front end cannot read yet are named ``<slug>+buggy.litmus.pending``: the library-wide
+commands and tests (``gdrcheck refines``/``diff`` with no FILES, tests/test_refine.py,
+tests/test_refinement_library.py) walk ``litmus/**/*.litmus`` and treat an unreadable file as bad
+input. ``test_file_parses`` is ``xfail(strict=True)`` for them: when it passes, rename the file to
+``.litmus`` and drop it from ``UNPARSED``.
 """
 
 from __future__ import annotations
@@ -18,34 +24,32 @@ from gdrcheck.runner import ModelSpec, check_test
 
 ROOT = Path(__file__).resolve().parents[1]
 REALBUGS = ROOT / "litmus" / "realbugs"
-FILES = sorted(REALBUGS.glob("*.litmus"))
+FILES = sorted([*REALBUGS.glob("*.litmus"), *REALBUGS.glob("*.litmus.pending")])
 
 # Files the front end cannot read yet, with the syntax they need (litmus-format.md §4.3, §6).
 _SEC61 = ("litmus-format.md §6.1 shared-memory declarations and mbarriers "
           "('s : shared = v', 'mb : mbarrier N', mbarrier.arrive/expect_tx/wait) "
           "and the TMA load 'cp.async.bulk s, x, mb'")
+_SIGNAL_WAIT = ("litmus-format.md §4.3 'shmem.signal_wait_until S, >=, 1' "
+                "(nvshmem_signal_wait_until; only shmem.wait_until is implemented)")
+_MULTICAST = "litmus-format.md §6.2 multicast declarations ('multicast M = inbox')"
+_PENDING = ".litmus.pending"
 UNPARSED: dict[str, str] = {
-    "deepep-ll-combine-stage-war+buggy.litmus": _SEC61,
-    "deepep-ll-combine-stage-war+fixed.litmus": _SEC61 + " and fence.proxy.async.shared::cta",
-    "deepep-ll-combine-tma-load+buggy.litmus": _SEC61,
-    "deepep-ll-combine-tma-load+fixed.litmus": _SEC61,
-    "deepep-pp-tma-stage-reuse+buggy.litmus": _SEC61 + ", the TMA store from shared "
+    "deepep-ll-combine-stage-war+buggy" + _PENDING: _SEC61,
+    "deepep-ll-combine-stage-war+fixed" + _PENDING: _SEC61 + " and fence.proxy.async.shared::cta",
+    "deepep-ll-combine-tma-load+buggy" + _PENDING: _SEC61,
+    "deepep-ll-combine-tma-load+fixed" + _PENDING: _SEC61,
+    "deepep-pp-tma-stage-reuse+buggy" + _PENDING: _SEC61 + ", the TMA store from shared "
     "'cp.async.bulk x, s' and cp.async.bulk.commit_group",
-    "deepep-pp-tma-stage-reuse+fixed.litmus": _SEC61 + ", the TMA store from shared "
+    "deepep-pp-tma-stage-reuse+fixed" + _PENDING: _SEC61 + ", the TMA store from shared "
     "'cp.async.bulk x, s' and cp.async.bulk.commit_group",
-    "deepep-hybrid-tma-flag+buggy.litmus": _SEC61,
-    "deepep-hybrid-tma-flag+fixed.litmus": _SEC61,
-    "vllm-mnnvl-multicast-store+buggy.litmus": "litmus-format.md §6.2 multicast declarations "
-    "('multicast M = inbox') and a defined meaning for a plain st to M (§6.2 defines plain "
-    "accesses to the bound copies only)",
-    "vllm-mnnvl-multicast-store+fixed.litmus": "litmus-format.md §6.2 multicast declarations "
-    "('multicast M = inbox') and multimem.st",
-    "nvshmem-ring-reduce-signal+buggy.litmus": "litmus-format.md §4.3 "
-    "'shmem.signal_wait_until S, >=, 1' (nvshmem_signal_wait_until; only shmem.wait_until "
-    "is implemented)",
-    "nvshmem-ring-reduce-signal+fixed.litmus": "litmus-format.md §4.3 "
-    "'shmem.signal_wait_until S, >=, 1' (nvshmem_signal_wait_until; only shmem.wait_until "
-    "is implemented)",
+    "deepep-hybrid-tma-flag+buggy" + _PENDING: _SEC61,
+    "deepep-hybrid-tma-flag+fixed" + _PENDING: _SEC61,
+    "vllm-mnnvl-multicast-store+buggy" + _PENDING: _MULTICAST + " and a defined meaning for a "
+    "plain st to M (§6.2 defines plain accesses to the bound copies only)",
+    "vllm-mnnvl-multicast-store+fixed" + _PENDING: _MULTICAST + " and multimem.st",
+    "nvshmem-ring-reduce-signal+buggy" + _PENDING: _SIGNAL_WAIT,
+    "nvshmem-ring-reduce-signal+fixed" + _PENDING: _SIGNAL_WAIT,
 }
 
 # Expectations the current models miss: (file, model+variants) -> the missing rule, cited.
@@ -85,14 +89,15 @@ def test_realbugs_are_there() -> None:
     """At least 15 bugs, each with a buggy and a fixed test."""
     slugs = {f.name.split("+")[0] for f in FILES}
     assert len(slugs) >= 15
+    names = {f.name for f in FILES}
     for slug in slugs:
-        assert (REALBUGS / f"{slug}+buggy.litmus").exists(), slug
-        assert (REALBUGS / f"{slug}+fixed.litmus").exists(), slug
+        for kind in ("buggy", "fixed"):
+            assert {f"{slug}+{kind}.litmus", f"{slug}+{kind}.litmus.pending"} & names, slug
 
 
 def test_lists_name_existing_files() -> None:
     names = {f.name for f in FILES}
-    assert set(UNPARSED) <= names
+    assert set(UNPARSED) == {n for n in names if n.endswith(".pending")}
     assert {name for name, _ in KNOWN_MISSES} <= names
 
 
