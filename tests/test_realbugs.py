@@ -1,0 +1,147 @@
+"""Real ordering and visibility bugs from the public record (litmus/realbugs/, issue 13 item 3).
+
+Every bug has a ``<slug>+buggy.litmus`` and a ``<slug>+fixed.litmus``; their Expect= entries come
+from the bug report, the fix and its authors' explanation (cited in Source=), never from
+gdrcheck. Both engines must meet every expectation. Where the current models (or the front end)
+do not, the case is marked ``xfail(strict=True)`` with the missing rule or syntax, so that it
+flips when the model or the parser is fixed. docs/realbugs.md has the table and the reasons.
+
+Files that the front end cannot read yet are named ``<slug>+buggy.litmus.pending``: the library-wide
+commands and tests (``gdrcheck refines``/``diff`` with no FILES, tests/test_refine.py,
+tests/test_refinement_library.py) walk ``litmus/**/*.litmus`` and treat an unreadable file as bad
+input. ``test_file_parses`` is ``xfail(strict=True)`` for them: when it passes, rename the file to
+``.litmus`` and drop it from ``UNPARSED``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gdrcheck.litmus import load_litmus
+from gdrcheck.runner import ModelSpec, check_test
+
+ROOT = Path(__file__).resolve().parents[1]
+REALBUGS = ROOT / "litmus" / "realbugs"
+FILES = sorted([*REALBUGS.glob("*.litmus"), *REALBUGS.glob("*.litmus.pending")])
+
+# Files the front end cannot read yet, with the syntax they need (litmus-format.md §4.3, §6).
+_SEC61 = ("litmus-format.md §6.1 shared-memory declarations and mbarriers "
+          "('s : shared = v', 'mb : mbarrier N', mbarrier.arrive/expect_tx/wait) "
+          "and the TMA load 'cp.async.bulk s, x, mb'")
+_SIGNAL_WAIT = ("litmus-format.md §4.3 'shmem.signal_wait_until S, >=, 1' "
+                "(nvshmem_signal_wait_until; only shmem.wait_until is implemented)")
+_MULTICAST = "litmus-format.md §6.2 multicast declarations ('multicast M = inbox')"
+_PENDING = ".litmus.pending"
+UNPARSED: dict[str, str] = {
+    "deepep-ll-combine-stage-war+buggy" + _PENDING: _SEC61,
+    "deepep-ll-combine-stage-war+fixed" + _PENDING: _SEC61 + " and fence.proxy.async.shared::cta",
+    "deepep-ll-combine-tma-load+buggy" + _PENDING: _SEC61,
+    "deepep-ll-combine-tma-load+fixed" + _PENDING: _SEC61,
+    "deepep-pp-tma-stage-reuse+buggy" + _PENDING: _SEC61 + ", the TMA store from shared "
+    "'cp.async.bulk x, s' and cp.async.bulk.commit_group",
+    "deepep-pp-tma-stage-reuse+fixed" + _PENDING: _SEC61 + ", the TMA store from shared "
+    "'cp.async.bulk x, s' and cp.async.bulk.commit_group",
+    "deepep-hybrid-tma-flag+buggy" + _PENDING: _SEC61,
+    "deepep-hybrid-tma-flag+fixed" + _PENDING: _SEC61,
+    "vllm-mnnvl-multicast-store+buggy" + _PENDING: _MULTICAST + " and a defined meaning for a "
+    "plain st to M (§6.2 defines plain accesses to the bound copies only)",
+    "vllm-mnnvl-multicast-store+fixed" + _PENDING: _MULTICAST + " and multimem.st",
+    "nvshmem-ring-reduce-signal+buggy" + _PENDING: _SIGNAL_WAIT,
+    "nvshmem-ring-reduce-signal+fixed" + _PENDING: _SIGNAL_WAIT,
+}
+
+# Expectations the current models miss: (file, model+variants) -> the missing rule, cited.
+KNOWN_MISSES: dict[tuple[str, str], str] = {
+    ("nccl-gin-get-flush+buggy.litmus", "gin-gdaki+nccl-2.30-flush"): (
+        "specs/gin-gdaki.cat has no variant for the NCCL 2.30.0-2.30.6 GDAKI flush "
+        "(NVIDIA/nccl@ec9954c0 src/include/nccl_device/gin/gdaki/gin_gdaki.h:323 flushImplMode "
+        "polls the send CQ only, which does not make earlier gets visible; fixed in "
+        "NVIDIA/nccl@f619d4e5): flush always makes gets visible (R-GDAKI-7)"),
+    ("trtllm-mnnvl-cta-arrive+fixed.litmus", "ptx"): (
+        "the fix (TensorRT-LLM PR #8612) pairs red.release.gpu with a volatile (relaxed) spin "
+        "loop and a control-dependent store; specs/ptx-axioms.cat synchronizes a release only "
+        "with an acquire pattern (ASPLOS'19 Fig. 4) and No-Thin-Air (acyclic rf | dep, :34) "
+        "does not count the reads-before-release po edge, so load buffering stays Allowed: "
+        "either [R]; po; [W & REL] is missing from the No-Thin-Air check or the fix is "
+        "incomplete per PTX (the poll needs ld.acquire)"),
+}
+
+
+def _raw_expectations(path: Path) -> list[tuple[str, str]]:
+    """(model+variants, verdict) from the Expect= lines, read textually (for files the parser
+    cannot read yet); same splitting as gdrcheck.litmus.ast.Test._entries."""
+    out: list[tuple[str, str]] = []
+    for line in path.read_text().splitlines():
+        if line.startswith("Expect="):
+            for item in line[len("Expect="):].split(","):
+                model, _, verdict = item.strip().rpartition(":")
+                if model:
+                    out.append((model, verdict))
+    return out
+
+
+CASES = [(f, spec, verdict) for f in FILES for spec, verdict in _raw_expectations(f)]
+
+
+def test_realbugs_are_there() -> None:
+    """At least 15 bugs, each with a buggy and a fixed test."""
+    slugs = {f.name.split("+")[0] for f in FILES}
+    assert len(slugs) >= 15
+    names = {f.name for f in FILES}
+    for slug in slugs:
+        for kind in ("buggy", "fixed"):
+            assert {f"{slug}+{kind}.litmus", f"{slug}+{kind}.litmus.pending"} & names, slug
+
+
+def test_lists_name_existing_files() -> None:
+    names = {f.name for f in FILES}
+    assert set(UNPARSED) == {n for n in names if n.endswith(".pending")}
+    assert {name for name, _ in KNOWN_MISSES} <= names
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_file_cites_and_expects(path: Path) -> None:
+    text = path.read_text()
+    assert any(line.startswith("Source=") for line in text.splitlines()), path.name
+    assert _raw_expectations(path), f"{path.name} has no Expect= entries"
+    assert "(*" in text and "*)" in text, f"{path.name} has no explanatory comment"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=UNPARSED[f.name]))
+     if f.name in UNPARSED else f for f in FILES],
+    ids=lambda p: p.name,
+)
+def test_file_parses(path: Path) -> None:
+    test = load_litmus(str(path))
+    assert test.expectations
+
+
+def _case_param(path: Path, spec: str, verdict: str) -> object:
+    key = (path.name, spec)
+    if path.name in UNPARSED:
+        return pytest.param(path, spec, verdict, marks=pytest.mark.skip(
+            reason=f"does not parse yet: needs {UNPARSED[path.name]}"))
+    if key in KNOWN_MISSES:
+        return pytest.param(path, spec, verdict, marks=pytest.mark.xfail(
+            strict=True, reason=KNOWN_MISSES[key]))
+    return pytest.param(path, spec, verdict)
+
+
+@pytest.mark.parametrize("engine", ["smt", "explicit"])
+@pytest.mark.parametrize(
+    "path,spec,verdict",
+    [_case_param(f, s, v) for f, s, v in CASES],
+    ids=[f"{f.name}:{s}" for f, s, _ in CASES],
+)
+def test_realbug_expectation(path: Path, spec: str, verdict: str, engine: str) -> None:
+    test = load_litmus(str(path))
+    name, *variants = spec.split("+")
+    res = check_test(test, ModelSpec(name, tuple(variants)), engine=engine)
+    assert res.verdict == verdict, (
+        f"{path.name} under {spec} ({engine}): expected {verdict}, got {res.verdict}; "
+        f"rejected by {res.axioms}"
+    )
