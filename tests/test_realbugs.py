@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.models import ModelSpec
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.litmus import load_litmus
-from gdrcheck.runner import ModelSpec, check_test
 
 ROOT = Path(__file__).resolve().parents[1]
 REALBUGS = ROOT / "litmus" / "realbugs"
@@ -140,7 +142,7 @@ def _case_param(path: Path, spec: str, verdict: str) -> object:
 def test_realbug_expectation(path: Path, spec: str, verdict: str, engine: str) -> None:
     test = load_litmus(str(path))
     name, *variants = spec.split("+")
-    res = check_test(test, ModelSpec(name, tuple(variants)), engine=engine)
+    res = check_test(test, ModelSpec(name, tuple(variants)), options=CheckOptions(engine=engine))
     assert res.verdict == verdict, (
         f"{path.name} under {spec} ({engine}): expected {verdict}, got {res.verdict}; "
         f"rejected by {res.axioms}"
