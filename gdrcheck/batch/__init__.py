@@ -12,11 +12,12 @@ every finished job, and at worst a truncated last line. A rerun with the same re
 file skips the keys already there (the last line of a key wins when there are
 several), cuts a truncated last line off, and runs the rest.
 
-Workers are separate processes (``forkserver`` where available, else ``spawn``), each
-running one job at a time; a worker that dies (a crash of z3, a signal) gives an
-``Error`` line for its job and is replaced; a worker that runs past ``kill_after``
-seconds is killed and its job gives ``Unknown`` (``--timeout`` is also handed to the
-solver, which answers Unknown by itself when it can). ``jobs=0`` runs the jobs one
+Jobs run on Dask distributed (:mod:`gdrcheck.batch.cluster`): an embedded LocalCluster
+of ``workers`` single-threaded processes, or the running cluster at ``scheduler``. A
+worker that dies mid-job is restarted and the job retried; a job that kills every
+worker it runs on gives an ``Error`` line; a job running past ``kill_after`` seconds
+gives ``Unknown`` and its worker is restarted (``--timeout`` is also handed to the
+solver, which answers Unknown by itself when it can). ``workers=0`` runs the jobs one
 after the other in the calling process (no isolation, no guard).
 """
 
@@ -28,14 +29,38 @@ from pathlib import Path
 
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
-from gdrcheck.batch.jobs import ERROR_SCHEMA, Job, JobFn, Record, execute
+from gdrcheck.batch.jobs import ERROR_SCHEMA, Job, JobFn, Record, error_record, execute
 from gdrcheck.batch.plan import Plan, plan
-from gdrcheck.batch.pool import run_jobs
 from gdrcheck.batch.results import ResultsFile, read_results
 from gdrcheck.batch.summary import BatchReport, Mismatch
+from gdrcheck.litmus import ast as A
 
 __all__ = ["ERROR_SCHEMA", "BatchReport", "Job", "JobFn", "Mismatch", "Plan", "Record",
            "ResultsFile", "execute", "plan", "read_results", "run_batch", "run_jobs"]
+
+
+def run_jobs(jobs: Sequence[Job], workers: int, on_record: Callable[[Record], None], *,
+             tests: dict[str, A.Test | None] | None = None, kill_after: float | None = None,
+             job_fn: JobFn = execute, scheduler: str | None = None) -> None:
+    """Run ``jobs`` on Dask (``workers`` local worker processes, or the cluster at
+    ``scheduler``; ``workers=0`` and no scheduler: in this process), calling
+    ``on_record`` with each record as its job finishes."""
+    tests = tests or {}
+    if workers <= 0 and scheduler is None:
+        for j in jobs:
+            try:
+                rec = job_fn(j)
+            except Exception as exc:  # a bug in a layer: the run goes on
+                rec = error_record(j, f"{type(exc).__name__}: {exc}", tests.get(j.key))
+            on_record(rec)
+        return
+    if not jobs:
+        return
+    from gdrcheck.batch.cluster import dask_client, run_on_cluster
+
+    with dask_client(workers, scheduler) as client:
+        run_on_cluster(jobs, client, on_record, tests=tests, kill_after=kill_after,
+                       job_fn=job_fn)
 
 
 def run_batch(
@@ -47,6 +72,7 @@ def run_batch(
     workers: int = 1,
     options: CheckOptions = DEFAULT_OPTIONS,
     kill_after: float | None = None,
+    scheduler: str | None = None,
     job_fn: JobFn = execute,
     on_start: Callable[[int, int], None] | None = None,
     on_record: Callable[[Record], None] | None = None,
@@ -76,7 +102,8 @@ def run_batch(
     try:
         for rec in failed:
             write(rec)
-        run_jobs(todo, workers, write, tests=p.tests, kill_after=kill_after, job_fn=job_fn)
+        run_jobs(todo, workers, write, tests=p.tests, kill_after=kill_after, job_fn=job_fn,
+                 scheduler=scheduler)
     finally:
         out.close()
         report.seconds = time.perf_counter() - start

@@ -36,8 +36,11 @@ if TYPE_CHECKING:
 @click.option("--variant", "variants", multiple=True, help="Variants added to every model, "
               "comma separated.")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=None,
-              help="Worker processes (default: the number of CPUs; 0: in this process, "
-              "without isolation).")
+              help="Worker processes of the embedded Dask cluster (default: the number of "
+              "CPUs; 0: in this process, without isolation).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run on the Dask cluster of this scheduler (tcp://HOST:PORT; started "
+              "with `dask scheduler` and `dask worker ADDRESS`) instead of an embedded one.")
 @click.option("--results", "-o", "results", required=True,
               type=click.Path(dir_okay=False, path_type=Path),
               help="JSONL file: one line per finished job, appended; the keys already "
@@ -53,11 +56,12 @@ if TYPE_CHECKING:
 @states_option("List every final state in the records.")
 @unroll_option
 def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
-        jobs: int | None, results: Path, timeout: float | None, kill_after: float | None,
+        jobs: int | None, scheduler: str | None, results: Path, timeout: float | None,
+        kill_after: float | None,
         junit: Path | None, include_dirs: tuple[str, ...], engine: str, states: bool,
         unroll: int) -> None:
     """Check the litmus files of PATHS (directories are walked) under their models, on
-    a pool of worker processes, appending one JSON line per (file, model) to --results.
+    Dask workers, appending one JSON line per (file, model) to --results.
 
     A rerun with the same --results skips what is already there: after an interruption
     (even kill -9) only the jobs in flight are redone. Exit code 0 when every Expect= and
@@ -104,7 +108,8 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
                            options=check_options(engine=engine, timeout=timeout,
                                                  unroll=unroll, include_dirs=include_dirs,
                                                  states=states),
-                           kill_after=kill_after, on_start=on_start, on_record=on_record)
+                           kill_after=kill_after, scheduler=scheduler, on_start=on_start,
+                           on_record=on_record)
     except KeyboardInterrupt:
         if progress is not None:
             progress.stop()
