@@ -22,18 +22,35 @@ from gdrcheck.litmus import parse_litmus
               help="Generate a family instead of cycles.")
 @click.option("--size", "sizes", type=int, multiple=True,
               help="Family size(s) (repeatable).")
+@click.option("--enumerate", "every", is_flag=True,
+              help="Every cycle of 2 .. --size edges over --edges (diycross-style), once per "
+              "rotation, that makes a test.")
+@click.option("--edges", default=None, help="With --enumerate: the edges, comma separated "
+              "(default: a set per dialect, see docs/generate.md).")
 @click.option("--width", type=int, default=1, show_default=True,
               help="GIN fans: words per put group.")
 @click.option("-o", "out", type=click.Path(file_okay=False), default=None,
               help="Directory to write NAME.litmus files into (default: print them).")
 def generate(cycles: tuple[str, ...], dialect: str, scope: str, fam: str | None,
-             sizes: tuple[int, ...], width: int, out: str | None) -> None:
+             sizes: tuple[int, ...], every: bool, edges: str | None, width: int,
+             out: str | None) -> None:
     """Generate litmus tests: each CYCLE is a quoted list of edges, e.g.
     'Fre PodWR Fre PodWR' (herd's diy names; GIN adds PutdWW, PutSigdWW, PutSigXdWW,
     PutFlushSigXdWW). The test's condition says the cycle was observed."""
     made: list[tuple[str, str]] = []
     try:
-        if fam is not None:
+        if every:
+            from gdrcheck.gen.enumerate import DEFAULT_EDGES, enumerate_cycles
+
+            if cycles or fam is not None:
+                raise InputError("give cycles, --family or --enumerate, one of them")
+            names = ([e.strip() for e in edges.split(",") if e.strip()] if edges
+                     else list(DEFAULT_EDGES[dialect]))
+            for size in sizes or (4,):
+                made.extend(("+".join(c), text)
+                            for c, text in enumerate_cycles(names, size, dialect, scope))
+            made = list(dict(made).items())
+        elif fam is not None:
             if cycles:
                 raise InputError("give either cycles or --family, not both")
             for n in sizes or (2,):
@@ -42,9 +59,9 @@ def generate(cycles: tuple[str, ...], dialect: str, scope: str, fam: str | None,
             if not cycles:
                 raise InputError("give at least one cycle, e.g. 'Fre PodWR Fre PodWR'")
             for c in cycles:
-                edges = c.replace(",", " ").split()
-                text = build_cycle(edges, dialect, scope)
-                made.append(("+".join(edges), text))
+                cycle = c.replace(",", " ").split()
+                text = build_cycle(cycle, dialect, scope)
+                made.append(("+".join(cycle), text))
         for name, text in made:
             parse_litmus(text, f"{name}.litmus")  # every generated test parses
     except InputError as err:
