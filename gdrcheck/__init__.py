@@ -19,13 +19,14 @@ if TYPE_CHECKING:
         assert_verdict,
         check,
         expected_models,
+        fix,
         load_test,
     )
     from gdrcheck.errors import InputError
 
 __all__ = [
     "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_verdict", "check",
-    "expected_models", "load_test",
+    "expected_models", "fix", "load_test",
 ]
 
 

@@ -45,7 +45,7 @@ from gdrcheck.report.herd import format_result, format_witness
 
 __all__ = [
     "DEFAULT_MODEL", "CheckOptions", "Outcome", "Verdict", "assert_allowed",
-    "assert_forbidden", "assert_verdict", "check", "expected_models", "load_test",
+    "assert_forbidden", "assert_verdict", "check", "expected_models", "fix", "load_test",
 ]
 
 ARCHS = ("X86", "PTX", "GIN")
@@ -268,3 +268,23 @@ def assert_allowed(test: str | Path | A.Test, model: str | ModelSpec | None = No
     """Raise AssertionError unless ``model`` allows the outcome of ``test``'s condition
     (some consistent execution reaches it, and no flag fires)."""
     return assert_verdict(test, "Allowed", model, **kw)
+
+
+def fix(test: str | Path | A.Test, models: Sequence[str | ModelSpec] | str | None = None, *,
+        every_variant: bool = False, max_cost: int | None = None, all_minimal: bool = False,
+        options: CheckOptions = DEFAULT_OPTIONS, **changes: Any) -> Any:
+    """The cheapest catalogued strengthenings that make ``test``'s outcome Forbidden under
+    every model of ``models`` (default: the models of its ``Expect=`` lines): a
+    :class:`gdrcheck.analysis.fix.FixResult` (``status``, ``repairs`` with their edits,
+    cost, repaired test and verdicts, ``queries``). See ``gdrcheck fix``."""
+    from gdrcheck.analysis.fix import fix as run_fix
+
+    t = load_test(test)
+    if models is None:
+        specs = expected_specs(t)
+    elif isinstance(models, str):
+        specs = [ModelSpec.parse(m) for m in split_list(models)]
+    else:
+        specs = [ModelSpec.of(m) for m in models]
+    return run_fix(t, specs, every_variant=every_variant, max_cost=max_cost,
+                   all_minimal=all_minimal, options=options.overlay(**changes))

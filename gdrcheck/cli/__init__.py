@@ -13,6 +13,7 @@ import click
 from gdrcheck.cli.check import check
 from gdrcheck.cli.diff import diff
 from gdrcheck.cli.explain import explain
+from gdrcheck.cli.fix import fix
 from gdrcheck.cli.generate import generate
 from gdrcheck.cli.hw import hw
 from gdrcheck.cli.models import models
@@ -31,6 +32,6 @@ def main() -> None:
     """gdrcheck: herd7-style checking of litmus tests for GPUs, NICs and x86."""
 
 
-for command in (check, refines, models, run, explain, sweep, diff, generate, hw, verdicts,
-                validate):
+for command in (check, refines, models, run, explain, sweep, diff, fix, generate, hw,
+                verdicts, validate):
     main.add_command(command)

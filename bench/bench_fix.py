@@ -1,0 +1,74 @@
+"""``gdrcheck fix`` on the library: every test whose outcome some model of its Expect=
+line allows (or flags), fixed under all of them; time per fix and queries.
+
+    python bench/bench_fix.py [--json out.json] [DIR...]
+
+Reports per test: the status (fixed / impossible / unknown), the cost of the repair,
+the candidate sets checked (queries) and the seconds; then the median and the maximum,
+and, as a baseline measured in the same run, the time of one ``check`` of the same test
+under the same models (so the ratio says how many checks a fix costs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.fix import fix
+from gdrcheck.analysis.models import expected_specs
+from gdrcheck.litmus import load_litmus
+
+ROOT = Path(__file__).resolve().parents[1]
+FAMILIES = ("classic", "ptx", "gin", "nvshmem", "lsa", "deepep", "realbugs")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dirs", nargs="*", type=Path)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    dirs = args.dirs or [ROOT / "litmus" / f for f in FAMILIES]
+    rows = []
+    for d in dirs:
+        for f in sorted(d.glob("*.litmus")):
+            test = load_litmus(f)
+            specs = expected_specs(test)
+            t0 = time.perf_counter()
+            res = [check_test(test, s) for s in specs]
+            check_s = time.perf_counter() - t0
+            if all(r.verdict in ("Forbidden", "Required") for r in res):
+                continue
+            r = fix(test, specs)
+            rows.append({"test": f"{d.name}/{f.name}", "status": r.status,
+                         "cost": r.repairs[0].cost if r.repairs else None,
+                         "queries": r.queries, "candidates": r.candidates,
+                         "seconds": r.time, "check_seconds": check_s})
+    t = Table(title=f"gdrcheck fix on {len(rows)} library tests with an allowed outcome")
+    for c in ("test", "status", "cost", "queries", "candidates", "s", "× one check"):
+        t.add_column(c)
+    for r in rows:
+        t.add_row(r["test"], r["status"], str(r["cost"]), str(r["queries"]),
+                  str(r["candidates"]), f"{r['seconds']:.2f}",
+                  f"{r['seconds'] / max(r['check_seconds'], 1e-6):.0f}")
+    Console().print(t)
+    secs = [r["seconds"] for r in rows]
+    qs = [r["queries"] for r in rows]
+    if rows:
+        Console().print(f"time per fix: median {statistics.median(secs):.2f} s, max "
+                        f"{max(secs):.2f} s; queries: median {statistics.median(qs)}, max "
+                        f"{max(qs)}; fixed {sum(r['status'] == 'fixed' for r in rows)}, "
+                        f"impossible {sum(r['status'] == 'impossible' for r in rows)}, "
+                        f"unknown {sum(r['status'] == 'unknown' for r in rows)}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()

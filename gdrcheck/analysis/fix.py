@@ -1,0 +1,184 @@
+"""``gdrcheck fix``: the cheapest strengthenings that make a test's outcome Forbidden
+under every named model.
+
+The search (a counterexample-guided loop over selector Booleans, one per candidate edit
+of :mod:`gdrcheck.analysis.strengthen`):
+
+1. a z3 optimiser over the selectors proposes the cheapest set of edits not yet
+   excluded (at most one change and one insertion per place);
+2. the test with those edits is checked under every target model — one query each
+   (``--every-variant``: one sweep each, every combination of the model's variants in
+   one encoding);
+3. if the outcome is still reachable under some model, that set fails, and so does
+   every subset of it, since a subset is weaker and strengthening never adds an outcome
+   (the monotonicity law, tests/laws): the clause "some edit outside the set" excludes
+   them all;
+4. the first set that works is minimal: every cheaper set was excluded, i.e. shown to
+   fail. With ``all_minimal`` the search goes on for the other sets of that cost.
+
+When the optimiser runs out of sets, no catalogued strengthening (within ``max_cost``)
+forbids the outcome, and the answer says so. A solver that gives up makes the answer
+Unknown, never a guess. The first query is the strongest set (the dearest edit at each
+place): when even that fails, one query excludes most of the space.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import z3
+
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.models import ModelSpec
+from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
+from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates
+from gdrcheck.engine.result import Verdict
+from gdrcheck.litmus import ast as A
+
+MAX_QUERIES = 400
+"""Candidate sets checked before the search gives up (the answer is then Unknown)."""
+
+
+@dataclass
+class Repair:
+    """A set of edits that makes the outcome Forbidden under every target."""
+
+    edits: list[Edit]
+    cost: int
+    test: A.Test
+    verdicts: dict[str, str]
+
+
+@dataclass
+class FixResult:
+    test: str
+    file: str | None
+    targets: list[str]
+    every_variant: bool
+    status: str
+    """``fixed``, ``already`` (Forbidden as it is), ``impossible`` (no catalogued set
+    works, within ``max_cost``), ``unknown`` (a solver gave up, or the query budget)."""
+    before: dict[str, str]
+    repairs: list[Repair] = field(default_factory=list)
+    candidates: int = 0
+    queries: int = 0
+    """Candidate sets checked (each: one solver query per target model)."""
+    max_cost: int | None = None
+    reason: str | None = None
+    time: float = 0.0
+
+
+def _goal(test: A.Test) -> Verdict:
+    return Verdict.REQUIRED if test.condition.quantifier == "forall" else Verdict.FORBIDDEN
+
+
+def _judge(test: A.Test, targets: Sequence[ModelSpec], every_variant: bool,
+           options: CheckOptions) -> tuple[dict[str, str], bool | None]:
+    """The verdicts of ``test`` per target, and whether they all forbid the outcome
+    (None: some answer is Unknown)."""
+    goal = _goal(test)
+    verdicts: dict[str, str] = {}
+    ok: bool | None = True
+    for spec in targets:
+        if every_variant:
+            from gdrcheck.analysis.sweep import sweep_test
+
+            r = sweep_test(test, spec, options)
+            kinds = set(r.verdicts.values())
+            verdicts[f"{spec} (every variant)"] = (str(goal) if kinds == {goal}
+                                                   else ", ".join(sorted(map(str, kinds))))
+            if kinds != {goal}:
+                ok = False
+            continue
+        res = check_test(test, spec, options=options)
+        verdicts[res.model] = str(res.verdict) + (" (vacuous)" if res.vacuous else "")
+        if res.verdict == Verdict.UNKNOWN:
+            ok = None if ok else ok
+        elif res.verdict != goal or res.vacuous:
+            ok = False
+    return verdicts, ok
+
+
+def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool = False,
+        max_cost: int | None = None, all_minimal: bool = False,
+        options: CheckOptions = DEFAULT_OPTIONS, max_queries: int = MAX_QUERIES
+        ) -> FixResult:
+    """The cheapest catalogued strengthenings of ``test`` whose outcome every target
+    forbids. Raises InputError as check_test does (an unknown model or variant)."""
+    t0 = time.perf_counter()
+    specs = [ModelSpec.of(m) for m in targets]
+    before, ok = _judge(test, specs, every_variant, options)
+    out = FixResult(test.name, test.path, [str(s) for s in specs], every_variant, "unknown",
+                    before, max_cost=max_cost)
+    if ok:
+        out.status = "already"
+        out.time = time.perf_counter() - t0
+        return out
+    edits = candidates(test)
+    out.candidates = len(edits)
+    sel = [z3.Bool(f"edit!{i}") for i in range(len(edits))]
+    opt = z3.Optimize()
+    slots: dict[tuple[int, int, str], list[int]] = {}
+    for i, e in enumerate(edits):
+        slots.setdefault(e.slot, []).append(i)
+    for group in slots.values():
+        if len(group) > 1:
+            opt.add(z3.AtMost(*[sel[i] for i in group], 1))
+    cost = z3.Sum([z3.If(s, e.cost, 0) for s, e in zip(sel, edits, strict=True)]) \
+        if edits else z3.IntVal(0)
+    if max_cost is not None:
+        opt.add(cost <= max_cost)
+    opt.minimize(cost)
+    if edits:
+        opt.add(z3.Or(sel))  # the test as it is fails: at least one edit
+    best: int | None = None
+    pending: list[int] | None = [max(g, key=lambda i: edits[i].cost)
+                                 for g in slots.values()] or None
+    while True:
+        if pending is not None:  # first the strongest set: when it fails, so do its subsets
+            chosen, pending = pending, None
+            if max_cost is not None and sum(edits[i].cost for i in chosen) > max_cost:
+                continue
+        else:
+            a = opt.check()
+            if a == z3.unknown:
+                out.reason = f"the optimiser gave up: {opt.reason_unknown()}"
+                break
+            if a == z3.unsat:  # no set left: the last repair found is minimal
+                break
+            m = opt.model()
+            chosen = [i for i, v in enumerate(sel) if z3.is_true(m.eval(v))]
+        if out.queries >= max_queries:
+            out.reason = f"the search stopped after {max_queries} candidate sets"
+            break
+        out.queries += 1
+        k = sum(edits[i].cost for i in chosen)
+        repaired = apply_edits(test, [edits[i] for i in chosen])
+        verdicts, ok = _judge(repaired, specs, every_variant, options)
+        if ok is None:
+            out.reason = "a solver gave up on a candidate (Unknown)"
+            break
+        if ok:
+            # the repaired test keeps no Expect=/Liveness= line: its verdicts are gdrcheck's
+            shown = dataclasses.replace(repaired, meta=tuple(
+                x for x in repaired.meta if x.key not in ("Expect", "Liveness")))
+            out.repairs.append(Repair([edits[i] for i in chosen], k, shown, verdicts))
+            opt.add(z3.Or([z3.Not(sel[i]) for i in chosen]))  # no superset is minimal
+            best = k if best is None else min(best, k)
+            opt.add(cost <= best if all_minimal else cost < best)
+        else:
+            # this set fails, and so does every subset of it (monotonicity)
+            chosen_set = set(chosen)
+            rest = [sel[i] for i in range(len(edits)) if i not in chosen_set]
+            opt.add(z3.Or(rest) if rest else z3.BoolVal(False))
+    if best is not None:
+        out.repairs = sorted((r for r in out.repairs if r.cost == best),
+                             key=lambda r: [(e.thread, e.index, e.text) for e in r.edits])
+        if not all_minimal:
+            out.repairs = out.repairs[:1]
+    out.status = ("unknown" if out.reason else "fixed" if out.repairs else "impossible")
+    out.time = time.perf_counter() - t0
+    return out

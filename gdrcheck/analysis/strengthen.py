@@ -1,0 +1,268 @@
+"""The catalogue of program strengthenings that ``gdrcheck fix`` may apply.
+
+Each entry is data: a name, a cost, the sources that justify it, and a function that
+lists the places a test can take it (an :class:`Edit` each). The search
+(:mod:`gdrcheck.analysis.fix`) never looks inside an entry, so a new strengthening is
+one more :class:`Strengthening` in :data:`CATALOGUE`.
+
+Every edit makes the program stronger: it adds ordering (a fence, a release or
+acquire, a wider scope, a strong signal, a flush, a strict window), never removes any,
+so by the monotonicity law (docs/laws.md, tests/laws) it never adds an outcome. The
+costs are a ranking, not a performance model: a plain access made release/acquire
+costs 1, a fence 2 (``fence.sc`` 3), each scope step wider +1 (``.cta`` 0, ``.gpu`` 1,
+``.sys`` 2); an x86 MFENCE 3; a GIN or NVSHMEM change of a call's kind 1, an added
+flush, ``shmem.fence`` or proxy fence 2, ``shmem.quiet`` 3.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from gdrcheck.litmus import ast as A
+
+SCOPE_COST: dict[str, int] = {"cta": 0, "gpu": 1, "sys": 2}
+WIDER: dict[str, tuple[A.Scope, ...]] = {"cta": ("gpu", "sys"), "gpu": ("sys",), "sys": ()}
+SCOPES: tuple[A.Scope, ...] = ("cta", "gpu", "sys")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One strengthening at one place: replace instruction ``index`` of thread
+    ``thread`` by ``instr``, insert ``instr`` before it, or replace init item
+    ``index`` (``thread`` -1)."""
+
+    entry: str
+    cost: int
+    thread: int
+    index: int
+    action: str  # "replace" | "insert" | "init"
+    instr: object
+    text: str  # what it does, in words
+
+    @property
+    def slot(self) -> tuple[int, int, str]:
+        """Edits with the same slot exclude each other (two ways of changing one thing)."""
+        return (self.thread, self.index, "insert" if self.action == "insert" else "change")
+
+
+@dataclass(frozen=True)
+class Strengthening:
+    name: str
+    doc: str
+    sources: str
+    candidates: Callable[[A.Test], Iterator[Edit]]
+
+
+def _threads(test: A.Test) -> Iterator[tuple[int, A.Thread]]:
+    yield from enumerate(test.threads)
+
+
+_ACCESS = (A.PtxLoad, A.PtxStore, A.PtxAtom, A.PtxRed)
+_GIN_CALLS = (A.GinPut, A.GinSignal, A.GinGet, A.GinFlush, A.ShmemCall)
+
+
+def _gaps(th: A.Thread, kinds: tuple[type, ...]) -> Iterator[int]:
+    """Indices ``i`` where an instruction of ``kinds`` is at ``i - 1`` and another
+    later in the thread (a fence inserted before ``i`` orders something)."""
+    ins = th.instrs
+    for i in range(1, len(ins)):
+        if isinstance(ins[i - 1], kinds) and any(isinstance(x, kinds) for x in ins[i:]):
+            yield i
+
+
+def _ptx_fences(test: A.Test) -> Iterator[Edit]:
+    if test.arch == "X86":
+        return
+    for t, th in _threads(test):
+        if th.placement.host:
+            continue
+        for i in _gaps(th, (*_ACCESS, *_GIN_CALLS)):
+            for kind, base in (("acq_rel", 2), ("sc", 3)):
+                for scope in SCOPES:
+                    yield Edit(f"fence.{kind}", base + SCOPE_COST[scope], t, i, "insert",
+                               A.PtxFence(kind, scope), f"insert fence.{kind}.{scope}")
+
+
+def _ptx_release_acquire(test: A.Test) -> Iterator[Edit]:
+    if test.arch == "X86":
+        return
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if isinstance(ins, A.PtxLoad) and ins.sem in ("weak", "relaxed"):
+                for scope in SCOPES:
+                    yield Edit("ld.acquire", 1 + SCOPE_COST[scope], t, i, "replace",
+                               dataclasses.replace(ins, sem="acquire", scope=scope),
+                               f"make the load ld.acquire.{scope}")
+            elif isinstance(ins, A.PtxStore) and ins.sem in ("weak", "relaxed"):
+                for scope in SCOPES:
+                    yield Edit("st.release", 1 + SCOPE_COST[scope], t, i, "replace",
+                               dataclasses.replace(ins, sem="release", scope=scope),
+                               f"make the store st.release.{scope}")
+            elif isinstance(ins, A.PtxAtom) and ins.sem in ("relaxed", "acquire", "release"):
+                yield Edit("atom.acq_rel", 1, t, i, "replace",
+                           dataclasses.replace(ins, sem="acq_rel"), "make the atomic acq_rel")
+            elif isinstance(ins, A.PtxRed) and ins.sem == "relaxed":
+                yield Edit("red.release", 1, t, i, "replace",
+                           dataclasses.replace(ins, sem="release"), "make the reduction release")
+
+
+def _ptx_scopes(test: A.Test) -> Iterator[Edit]:
+    if test.arch == "X86":
+        return
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if isinstance(ins, _ACCESS) and ins.sem != "weak" and ins.scope is not None:
+                for wider in WIDER[ins.scope]:
+                    yield Edit("scope", SCOPE_COST[wider] - SCOPE_COST[ins.scope], t, i,
+                               "replace", dataclasses.replace(ins, scope=wider),
+                               f"widen the scope to .{wider}")
+
+
+def _proxy_fence(test: A.Test) -> Iterator[Edit]:
+    if test.arch == "X86":
+        return
+    for t, th in _threads(test):
+        for i in range(1, len(th.instrs)):
+            if any(isinstance(x, (A.PtxAsyncStore, A.PtxAsyncWait)) for x in th.instrs[:i]):
+                yield Edit("fence.proxy.async", 2, t, i, "insert",
+                           A.PtxFence("proxy.async", None), "insert fence.proxy.async")
+
+
+def _mfence(test: A.Test) -> Iterator[Edit]:
+    if test.arch != "X86":
+        return
+    for t, th in _threads(test):
+        for i in range(1, len(th.instrs)):
+            yield Edit("mfence", 3, t, i, "insert", A.X86Mfence(), "insert MFENCE")
+
+
+def _strong_signals(test: A.Test) -> Iterator[Edit]:
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            sig = getattr(ins, "signal", None)
+            if isinstance(ins, (A.GinPut, A.GinSignal)) and isinstance(sig, A.SignalSpec) \
+                    and sig.kind == "weak":
+                yield Edit("strong-signal", 1, t, i, "replace",
+                           dataclasses.replace(ins, signal=dataclasses.replace(sig,
+                                                                               kind="strong")),
+                           "make the signal strong")
+
+
+def _flush_before_signal(test: A.Test) -> Iterator[Edit]:
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if not isinstance(ins, A.GinSignal):
+                continue
+            ctxs = sorted({x.ctx for x in th.instrs[:i] if isinstance(x, (A.GinPut, A.GinGet))})
+            for ctx in ctxs:
+                yield Edit("flush", 2, t, i, "insert", A.GinFlush(ctx),
+                           f"flush context {ctx} before the signal")
+
+
+def _same_context(test: A.Test) -> Iterator[Edit]:
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if not isinstance(ins, A.GinPut):
+                continue
+            later = sorted({x.ctx for x in th.instrs[i + 1:]
+                            if isinstance(x, A.GinSignal) and x.ctx != ins.ctx})
+            for ctx in later:
+                yield Edit("same-context", 1, t, i, "replace",
+                           dataclasses.replace(ins, ctx=ctx),
+                           f"issue the put on context {ctx}, the signal's")
+
+
+def _release_options(test: A.Test) -> Iterator[Edit]:
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if not isinstance(ins, (A.GinPut, A.GinSignal)):
+                continue
+            opts = ins.options
+            if opts.given is None:
+                for given in ("cta", "gpu", "sys"):
+                    yield Edit("given-release", 1 + SCOPE_COST[given], t, i, "replace",
+                               dataclasses.replace(ins, options=dataclasses.replace(
+                                   opts, given=given)),
+                               f"givenRelease at {given} scope")
+            if opts.required is None:
+                for req in ("gpu", "sys"):
+                    yield Edit("required-release", SCOPE_COST[req], t, i, "replace",
+                               dataclasses.replace(ins, options=dataclasses.replace(
+                                   opts, required=req)),
+                               f"requiredRelease at {req} scope")
+
+
+def _strict_windows(test: A.Test) -> Iterator[Edit]:
+    for k, item in enumerate(test.init):
+        if isinstance(item, A.WindowDecl) and not item.strict:
+            yield Edit("strict-window", 1, -1, k, "init",
+                       dataclasses.replace(item, strict=True),
+                       f"register window {item.name} NCCL_WIN_STRICT_ORDERING")
+
+
+def _shmem_fences(test: A.Test) -> Iterator[Edit]:
+    for t, th in _threads(test):
+        calls = [i for i, x in enumerate(th.instrs) if isinstance(x, A.ShmemCall)]
+        for i in range(1, len(th.instrs)):
+            if any(c < i for c in calls) and any(c >= i for c in calls):
+                yield Edit("shmem.fence", 2, t, i, "insert", A.ShmemCall("fence"),
+                           "insert shmem.fence")
+                yield Edit("shmem.quiet", 3, t, i, "insert", A.ShmemCall("quiet"),
+                           "insert shmem.quiet")
+
+
+CATALOGUE: tuple[Strengthening, ...] = (
+    Strengthening("ld.acquire / st.release", "a plain load made acquire, a plain store "
+                  "release (at cta, gpu or sys scope); a relaxed atom made acq_rel, a "
+                  "relaxed red release", "PTX ISA §8.8 (release and acquire patterns)",
+                  _ptx_release_acquire),
+    Strengthening("scope", "a strong access's scope widened (cta → gpu → sys)",
+                  "PTX ISA §8.5 (scope), morally strong", _ptx_scopes),
+    Strengthening("fence", "fence.acq_rel or fence.sc at cta, gpu or sys scope between two "
+                  "accesses or calls", "PTX ISA §8.6, §9.7.12.4 (membar/fence)", _ptx_fences),
+    Strengthening("fence.proxy.async", "fence.proxy.async after a bulk-async (TMA) copy",
+                  "PTX ISA §8.6.1 (proxies), R-PTX-5", _proxy_fence),
+    Strengthening("mfence", "MFENCE between two x86 instructions", "Intel SDM vol. 3 §8.2",
+                  _mfence),
+    Strengthening("strong-signal", "a weak GIN signal made strong", "R-GIN-3, R-GIN-5",
+                  _strong_signals),
+    Strengthening("flush", "gin.flush of the put's context before a signal",
+                  "R-GIN-7, R-GIN-8", _flush_before_signal),
+    Strengthening("same-context", "a put issued on its signal's context", "R-GIN-2, R-GIN-4",
+                  _same_context),
+    Strengthening("release options", "givenRelease / requiredRelease on a put or signal",
+                  "R-GIN-9, R-GIN-10", _release_options),
+    Strengthening("strict-window", "a window registered NCCL_WIN_STRICT_ORDERING",
+                  "R-GIN-12, DeepEP #674", _strict_windows),
+    Strengthening("shmem.fence / shmem.quiet", "shmem.fence or shmem.quiet between two "
+                  "NVSHMEM calls", "OpenSHMEM 1.5 §9.9.1, §9.9.2", _shmem_fences),
+)
+
+
+def candidates(test: A.Test) -> list[Edit]:
+    """Every edit of the catalogue that ``test`` can take."""
+    return [e for s in CATALOGUE for e in s.candidates(test)]
+
+
+def apply_edits(test: A.Test, edits: list[Edit]) -> A.Test:
+    """``test`` with ``edits`` applied (at most one change and one insertion per slot)."""
+    init = list(test.init)
+    per_thread: dict[int, list[Edit]] = {}
+    for e in edits:
+        if e.action == "init":
+            init[e.index] = e.instr  # type: ignore[call-overload]
+        else:
+            per_thread.setdefault(e.thread, []).append(e)
+    threads = list(test.threads)
+    for t, es in per_thread.items():
+        ins = list(threads[t].instrs)
+        for e in es:
+            if e.action == "replace":
+                ins[e.index] = e.instr  # type: ignore[call-overload]
+        # insertions from the back, so the indices of the others stay valid
+        for e in sorted((e for e in es if e.action == "insert"), key=lambda e: -e.index):
+            ins.insert(e.index, e.instr)  # type: ignore[arg-type]
+        threads[t] = dataclasses.replace(threads[t], instrs=tuple(ins))
+    return dataclasses.replace(test, init=tuple(init), threads=tuple(threads))

@@ -1,0 +1,95 @@
+"""``gdrcheck fix FILE``: the cheapest strengthenings that make the outcome Forbidden
+under every named model."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gdrcheck.cli.options import (
+    check_options,
+    fail,
+    include_option,
+    split,
+    timeout_option,
+    unroll_option,
+    variant_option,
+)
+from gdrcheck.errors import InputError
+
+
+def _catalogue() -> str:
+    from gdrcheck.analysis.strengthen import CATALOGUE
+
+    return "Catalogue: " + "; ".join(f"{s.name} ({s.doc})" for s in CATALOGUE) + "."
+
+
+@click.command(epilog="Exit codes: 0 a repair was found (or nothing to fix); 1 no "
+               "catalogued strengthening forbids the outcome, or the search is Unknown; "
+               "2 bad input.")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--model", "-m", help="Target models with variants, comma separated, or "
+              "'all' (every model that accepts the test). Default: the models of the "
+              "test's Expect= lines, else the dialect's default.")
+@variant_option("Variants added to every target model, comma separated.")
+@click.option("--every-variant", is_flag=True, help="Forbidden under every combination of "
+              "each model's variants (one sweep per model and candidate).")
+@click.option("--max-cost", type=click.IntRange(min=0), default=None,
+              help="Only sets of edits costing at most this much.")
+@click.option("--all-minimal", is_flag=True, help="Every minimal-cost repair, not only one.")
+@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the (first) repaired test here.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@include_option
+@timeout_option("per query")
+@unroll_option
+def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: bool,
+        max_cost: int | None, all_minimal: bool, output: Path | None, fmt: str,
+        include_dirs: tuple[str, ...], timeout: float | None, unroll: int) -> None:
+    """The cheapest set of program strengthenings (fences, release/acquire, scopes, strong
+    signals, flushes, contexts, strict windows, shmem.fence/quiet, ...) that makes the
+    outcome of FILE Forbidden under every target model, proved minimal; each repair as a
+    diff of litmus lines with its cost, then re-checked."""
+    from gdrcheck.analysis.fix import fix as run_fix
+    from gdrcheck.analysis.models import ModelSpec, all_runs, load_models, models_for, parse_all
+    from gdrcheck.litmus import load_litmus
+    from gdrcheck.litmus.printer import print_litmus
+    from gdrcheck.report.fix import fix_json, format_fix
+
+    options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
+    extra = split(variants)
+    try:
+        test = load_litmus(file)
+        every = parse_all(model)
+        if every is not None:
+            models, errors = load_models(include_dirs)
+            if errors:
+                raise errors[0]
+            targets = [s.with_variants(extra) for s, _ in
+                       all_runs(test, models, list(every))]
+        else:
+            targets = [s.with_variants(extra) for s in models_for(test, model)]
+            if not model:  # the models of the Expect= lines, each once
+                targets = list(dict.fromkeys(ModelSpec(s.name, s.variants) for s in targets))
+        result = run_fix(test, targets, every_variant=every_variant, max_cost=max_cost,
+                         all_minimal=all_minimal, options=options)
+    except InputError as err:
+        fail(err, file)
+        sys.exit(2)
+    if fmt == "json":
+        rec: dict[str, Any] = fix_json(test, result)
+        click.echo(json.dumps(rec, indent=2))
+    else:
+        click.echo(format_fix(test, result))
+    if output is not None and result.repairs:
+        output.write_text(print_litmus(result.repairs[0].test), encoding="utf-8")
+        click.echo(f"wrote the repaired test to {output}", err=True)
+    sys.exit(0 if result.status in ("fixed", "already") else 1)
+
+
+fix.help = (fix.help or "") + "\n\n" + _catalogue()

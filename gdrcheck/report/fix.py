@@ -1,0 +1,86 @@
+"""The reports of ``gdrcheck fix`` (:mod:`gdrcheck.analysis.fix`): herd-style text, the
+repaired test, and JSON (``gdrcheck.fix/1``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from typing import Any
+
+from gdrcheck.analysis.fix import FixResult, Repair
+from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.printer import print_litmus
+from gdrcheck.report.herd import format_prop
+
+SCHEMA = "gdrcheck.fix/1"
+
+
+def repair_diff(test: A.Test, repair: Repair) -> list[str]:
+    """The litmus lines the repair changes, as a unified diff of the round-trip printer's
+    text of the test before and after."""
+    plain = dataclasses.replace(test, meta=tuple(
+        m for m in test.meta if m.key not in ("Expect", "Liveness")))
+    before = print_litmus(plain).splitlines()
+    after = print_litmus(repair.test).splitlines()
+    return [line for line in difflib.unified_diff(before, after, "before", "after",
+                                                  lineterm="", n=0)
+            if not line.startswith(("---", "+++"))]
+
+
+def _edit_where(e: Any) -> str:
+    return "init" if e.thread < 0 else f"P{e.thread}:{e.index + 1}"
+
+
+def format_fix(test: A.Test, r: FixResult) -> str:
+    cond = f"{test.condition.quantifier} ({format_prop(test.condition.prop)})"
+    targets = ", ".join(r.targets) + (" (every variant)" if r.every_variant else "")
+    out = [f"Fix {r.test} under {targets}: {cond}",
+           "Before " + ", ".join(f"{m} {v}" for m, v in r.before.items())]
+    if r.status == "already":
+        out.append("Already forbidden under every target: nothing to fix.")
+    elif r.status == "impossible":
+        limit = f" costing at most {r.max_cost}" if r.max_cost is not None else ""
+        out.append(f"No set of catalogued strengthenings{limit} forbids the outcome under "
+                   f"every target ({r.candidates} candidate edits; gdrcheck fix --help lists "
+                   "the catalogue).")
+    for n, rep in enumerate(r.repairs, 1):
+        out.append(f"Repair {n} (cost {rep.cost}):")
+        for e in sorted(rep.edits, key=lambda e: (e.thread, e.index)):
+            out.append(f"  {_edit_where(e)} {e.text} [{e.entry}, cost {e.cost}]")
+        out.extend(f"  {line}" for line in repair_diff(test, rep))
+        out.append("After " + ", ".join(f"{m} {v}" for m, v in rep.verdicts.items()))
+    if r.status == "fixed":
+        out.append("Minimal: every cheaper set of edits was checked or excluded by "
+                   "monotonicity (a subset of a failing set fails).")
+    if r.reason:
+        out.append(f"Unknown {r.reason}")
+    out.append(f"Queries {r.queries} candidate set(s) checked, {r.candidates} candidate "
+               f"edits, {r.time:.2f} s")
+    return "\n".join(out)
+
+
+def fix_json(test: A.Test, r: FixResult) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "test": r.test,
+        "file": r.file,
+        "targets": r.targets,
+        "every_variant": r.every_variant,
+        "condition": f"{test.condition.quantifier} ({format_prop(test.condition.prop)})",
+        "status": r.status,
+        "before": r.before,
+        "repairs": [{
+            "cost": rep.cost,
+            "edits": [{"entry": e.entry, "cost": e.cost, "thread": e.thread,
+                       "index": e.index, "action": e.action, "text": e.text}
+                      for e in rep.edits],
+            "diff": repair_diff(test, rep),
+            "test": print_litmus(rep.test),
+            "verdicts": rep.verdicts,
+        } for rep in r.repairs],
+        "candidates": r.candidates,
+        "queries": r.queries,
+        "max_cost": r.max_cost,
+        "reason": r.reason,
+        "time": round(r.time, 6),
+    }
