@@ -7,17 +7,20 @@ batch jobs and the other questions all call :func:`check_test`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gdrcheck.analysis.models import ModelSpec, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import FEATURES, LoadedModel
-from gdrcheck.engine.explicit import ExplicitEngine
 from gdrcheck.engine.result import Result
-from gdrcheck.engine.smt import SmtEngine
 from gdrcheck.errors import InputError, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.features import test_features
 from gdrcheck.lower import lower
+
+if TYPE_CHECKING:
+    from gdrcheck.engine.explicit import ExplicitEngine
+    from gdrcheck.engine.smt import SmtEngine
 
 
 def _feature_words(features: frozenset[str]) -> str:
@@ -68,9 +71,13 @@ def check_test(
     spec, loaded, chosen = prepare(test, model, variants, options)
     prog = lower(test, options.unroll)
     eng: SmtEngine | ExplicitEngine
-    if options.engine == "explicit":
+    if options.engine == "explicit":  # each engine's module is imported when it runs
+        from gdrcheck.engine.explicit import ExplicitEngine
+
         eng = ExplicitEngine(options.timeout)
     else:
+        from gdrcheck.engine.smt import SmtEngine
+
         eng = SmtEngine(options.timeout)
     return eng.run(prog, loaded.stmts, chosen, test, str(spec), states=options.states,
                    path_of=loaded.path_of)

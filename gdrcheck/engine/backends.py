@@ -19,11 +19,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-import networkx as nx
 import z3
 
 from gdrcheck.cat.interp import CheckResult
 from gdrcheck.cat.values import Formula, Pair, RelV, SetV, Value, f_and, f_and_all, f_or, to_z3
+from gdrcheck.engine.graphs import is_acyclic, strongly_connected_components
 
 # --------------------------------------------------------------------------
 # Concrete
@@ -72,9 +72,7 @@ def concrete_check(c: CheckResult) -> bool:
     elif c.kind == "irreflexive":
         ok = not any(a == b for a, b in keys)  # type: ignore[misc]
     else:
-        g = nx.DiGraph()
-        g.add_edges_from(keys)  # type: ignore[arg-type]
-        ok = nx.is_directed_acyclic_graph(g)
+        ok = is_acyclic(keys)  # type: ignore[arg-type]
     return ok != c.negated
 
 
@@ -112,9 +110,7 @@ class SymbolicBackend:
             return ConcreteBackend().closure(r)
         certain = concrete_closure({k for k, f in r.m.items() if f is True})
         may = concrete_closure(r.m)
-        g = nx.DiGraph()
-        g.add_edges_from(r.m)
-        acyclic = nx.is_directed_acyclic_graph(g)
+        acyclic = is_acyclic(r.m)
         t: dict[Pair, Formula] = {}
         for p in may:
             t[p] = True if p in certain else self.fresh_bool("tc")
@@ -194,11 +190,9 @@ class SymbolicBackend:
         return self.acyclic(c.value, c.name)
 
     def acyclic(self, r: RelV, hint: str) -> z3.BoolRef:
-        g = nx.DiGraph()
-        g.add_edges_from(r.m)
         conj: list[z3.BoolRef] = []
         clock: dict[int, z3.ArithRef] = {}
-        for comp in nx.strongly_connected_components(g):
+        for comp in strongly_connected_components(r.m):
             if len(comp) == 1:
                 (x,) = comp
                 f = r.m.get((x, x))

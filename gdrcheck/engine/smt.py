@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
 import z3
 
 from gdrcheck.cat import ast as C
@@ -28,6 +27,7 @@ from gdrcheck.cat.interp import CheckResult, Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
 from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.engine.graphs import digraph, is_acyclic
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
@@ -147,11 +147,9 @@ def encode_candidates(prog: Program) -> Encoding:
             cons.append(z3.Not(to_z3(exe[r.eid])))
 
     # -- values must be well founded (herd: no value out of thin air) -------
-    g = nx.DiGraph()
-    g.add_edges_from(rf)
-    g.add_edges_from(prog.data)
-    if not nx.is_directed_acyclic_graph(g):
-        clk = {n: z3.Int(f"vclk{n}") for n in g.nodes}
+    edges = [*rf, *prog.data]
+    if not is_acyclic(edges):
+        clk = {n: z3.Int(f"vclk{n}") for n in digraph(edges)}
         for a, b in rf:
             cons.append(z3.Implies(to_z3(rf[(a, b)]), clk[a] < clk[b]))
         for a, b in prog.data:
