@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from gdrcheck.analysis.models import ModelSpec, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import FEATURES, LoadedModel
+from gdrcheck.engine.deadline import Deadline
 from gdrcheck.engine.result import Result
 from gdrcheck.errors import InputError, UnsupportedError
 from gdrcheck.litmus import ast as A
@@ -66,8 +67,13 @@ def check_test(
     model: str | ModelSpec,
     variants: Sequence[str] = (),
     options: CheckOptions = DEFAULT_OPTIONS,
+    deadline: Deadline | None = None,
 ) -> Result:
-    """The verdict of ``test`` under ``model`` (with the test's own Variant= lines)."""
+    """The verdict of ``test`` under ``model`` (with the test's own Variant= lines).
+    ``options.timeout`` bounds the whole of it, from here (loading, lowering, encoding,
+    every solver call); a caller with a larger budget passes its ``deadline``."""
+    if deadline is None:
+        deadline = Deadline(options.timeout)
     spec, loaded, chosen = prepare(test, model, variants, options)
     prog = lower(test, options.unroll)
     eng: SmtEngine | ExplicitEngine
@@ -80,4 +86,4 @@ def check_test(
 
         eng = SmtEngine(options.timeout)
     return eng.run(prog, loaded.stmts, chosen, test, str(spec), states=options.states,
-                   path_of=loaded.path_of)
+                   path_of=loaded.path_of, deadline=deadline)

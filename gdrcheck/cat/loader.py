@@ -3,8 +3,9 @@
 Search path, in order: the ``-I`` directories given by the caller, then the
 models shipped with the package (:data:`SPECS_DIR`, ``gdrcheck/specs`` found through
 :mod:`importlib.resources`: in a checkout a link to the project's ``specs/``, in a
-wheel a copy of it; the environment variable ``GDRCHECK_SPECS`` replaces it). An ``include "f.cat"`` is looked up first
-next to the including file, then along the same search path.
+wheel a copy of it; the environment variable ``GDRCHECK_SPECS`` replaces it). An
+``include "f.cat"`` is looked up first next to the including file, then along the same
+search path.
 
 A model says which kinds of instructions it gives a meaning to with a comment
 pragma at top level of its own file (not of the files it includes)::

@@ -82,9 +82,14 @@ def concrete_check(c: CheckResult) -> bool:
 
 
 class SymbolicBackend:
-    def __init__(self) -> None:
+    def __init__(self, tick: Callable[[], None] | None = None) -> None:
         self.defs: list[z3.BoolRef] = []
         self._n = itertools.count()
+        self._tick = tick  # called now and then in long loops: raises when time is up
+
+    def _every(self, i: int, n: int = 16) -> None:
+        if self._tick is not None and i % n == 0:
+            self._tick()
 
     def fresh_bool(self, hint: str) -> z3.BoolRef:
         return z3.Bool(f"{hint}!{next(self._n)}")
@@ -95,7 +100,8 @@ class SymbolicBackend:
     def name(self, v: Value, hint: str) -> Value:
         if isinstance(v, (SetV, RelV)):
             m = {}
-            for k, f in v.m.items():
+            for i, (k, f) in enumerate(v.m.items()):
+                self._every(i)
                 if f is True or z3.is_const(f):
                     m[k] = f
                 else:
@@ -116,7 +122,8 @@ class SymbolicBackend:
             t[p] = True if p in certain else self.fresh_bool("tc")
         pred = r.pred()
         rank: dict[Pair, z3.ArithRef] = {}
-        for (a, b), v in t.items():
+        for i, ((a, b), v) in enumerate(t.items()):
+            self._every(i, 1)
             if v is True:
                 continue
             direct = r.m.get((a, b))
