@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -95,6 +96,7 @@ def main() -> int:
                         "cpu_over_pass_s": cpu - floor_cpu, "target_s": target}
     print(f"({args.repeat} runs each, medians; load average {os.getloadavg()[0]:.2f} on "
           f"{os.cpu_count()} cores)")
+    shutil.rmtree(pycache, ignore_errors=True)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     if missed:
