@@ -7,17 +7,21 @@ batch jobs and the other questions all call :func:`check_test`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gdrcheck.analysis.models import ModelSpec, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import FEATURES, LoadedModel
-from gdrcheck.engine.explicit import ExplicitEngine
+from gdrcheck.engine.deadline import Deadline
 from gdrcheck.engine.result import Result
-from gdrcheck.engine.smt import SmtEngine
 from gdrcheck.errors import InputError, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.features import test_features
 from gdrcheck.lower import lower
+
+if TYPE_CHECKING:
+    from gdrcheck.engine.explicit import ExplicitEngine
+    from gdrcheck.engine.smt import SmtEngine
 
 
 def _feature_words(features: frozenset[str]) -> str:
@@ -63,20 +67,29 @@ def check_test(
     model: str | ModelSpec,
     variants: Sequence[str] = (),
     options: CheckOptions = DEFAULT_OPTIONS,
+    deadline: Deadline | None = None,
 ) -> Result:
-    """The verdict of ``test`` under ``model`` (with the test's own Variant= lines)."""
+    """The verdict of ``test`` under ``model`` (with the test's own Variant= lines).
+    ``options.timeout`` bounds the whole of it, from here (loading, lowering, encoding,
+    every solver call); a caller with a larger budget passes its ``deadline``."""
+    if deadline is None:
+        deadline = Deadline(options.timeout)
     spec, loaded, chosen = prepare(test, model, variants, options)
     prog = lower(test, options.unroll)
     eng: SmtEngine | ExplicitEngine
-    if options.engine == "explicit":
+    if options.engine == "explicit":  # each engine's module is imported when it runs
+        from gdrcheck.engine.explicit import ExplicitEngine
+
         eng = ExplicitEngine(options.timeout)
     else:
+        from gdrcheck.engine.smt import SmtEngine
+
         eng = SmtEngine(options.timeout)
     # the model as run: with the extra variants and the test's own Variant= lines
     shown = spec.with_variants([*variants, *(v for v in test.variants
                                              if v in loaded.variant_names)])
     res = eng.run(prog, loaded.stmts, chosen, test, str(shown), states=options.states,
-                  path_of=loaded.path_of)
+                  path_of=loaded.path_of, deadline=deadline)
     if res.vacuous:
         from gdrcheck.analysis.vacuity import explain_vacuity
 

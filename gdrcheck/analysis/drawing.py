@@ -9,12 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gdrcheck.analysis.check import chosen_variants
-from gdrcheck.analysis.explain import explain
 from gdrcheck.analysis.models import ModelSpec, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat import ast as C
 from gdrcheck.cat.values import Pair, RelV
-from gdrcheck.engine.replay import evaluate, frame_of_witness
 from gdrcheck.engine.result import Result, Witness
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower import lower
@@ -57,6 +55,8 @@ def model_relations(prog: Program, w: Witness, stmts: Sequence[C.Stmt],
                     ) -> dict[str, list[Pair]]:
     """What ``--show all`` draws: the model's ``show`` relations on ``w``, or else its
     synchronisation steps (module docstring); only non-empty ones."""
+    from gdrcheck.engine.replay import evaluate, frame_of_witness  # only when drawing
+
     ev, _ = evaluate(prog, frame_of_witness(prog, w), stmts, variants, path_of)
     out: dict[str, list[Pair]] = {}
     if ev.shown:
@@ -86,6 +86,8 @@ def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
     """The picture of one result of ``gdrcheck check``: its witness, or, when the
     outcome is forbidden, the candidate execution of ``gdrcheck explain`` with the
     first cycle in bold. None when there is nothing to draw (Unknown)."""
+    from gdrcheck.analysis.explain import explain  # only when drawing (start-up time)
+
     spec = ModelSpec.of(model)
     prog = lower(test, options.unroll)
     w = res.witness

@@ -49,6 +49,7 @@ from gdrcheck.cat.interp import BindingTrace, CheckResult, Evaluation, Interpret
 from gdrcheck.cat.loader import LoadedModel, _top_comments
 from gdrcheck.cat.values import Pair, RelV, SetV, Value
 from gdrcheck.engine.backends import concrete_check
+from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.replay import evaluate, frame_of_witness, witness_of_model
 from gdrcheck.engine.result import Result, Verdict, Witness
 from gdrcheck.engine.smt import Query, build_query, query_solver
@@ -608,9 +609,12 @@ def explain(
     options: CheckOptions = DEFAULT_OPTIONS,
 ) -> Explanation:
     """Why ``test``'s outcome is forbidden under ``model`` (or the witness that
-    reaches it). Raises :class:`~gdrcheck.errors.InputError` as check_test does."""
+    reaches it). Raises :class:`~gdrcheck.errors.InputError` as check_test does.
+    ``options.timeout`` bounds the whole explanation (the check and the queries after
+    it); when it runs out, ``reason`` says so and the cycles found until then stay."""
     options = options.overlay(states=False)
-    res = check_test(test, model, variants, options)
+    deadline = Deadline(options.timeout)
+    res = check_test(test, model, variants, options, deadline)
     quant = test.condition.quantifier
     out = Explanation(test.name, test.path, res.model, test.condition, quant, res.verdict,
                       None, list(res.axioms), list(res.flags), result=res)
@@ -628,14 +632,19 @@ def explain(
     _, loaded, chosen = prepare(test, model, variants, options)
     prog = lower(test, options.unroll)
     path_of = loaded.path_of
-    q = build_query(prog, loaded.stmts, chosen, test, path_of)
-    s = query_solver(q, options.timeout)
+    try:
+        q = build_query(prog, loaded.stmts, chosen, test, path_of, deadline=deadline)
+    except Expired:
+        out.reason = "timeout while explaining"
+        return out
+    s = query_solver(q)
     target = q.prop if outcome == "P" else z3.Not(q.prop)
     lits = q.axiom_lits
     core = [a for a in out.axioms if a in lits]
     if not core:
-        if s.check(*lits.values(), target) != z3.unsat:
-            out.reason = "the solver did not confirm the verdict"
+        if deadline.check(s, *lits.values(), target) != z3.unsat:
+            out.reason = ("timeout while explaining" if deadline.expired()
+                          else "the solver did not confirm the verdict")
             return out
         got = {str(x) for x in s.unsat_core()}
         core = [n for n, lit in lits.items() if str(lit) in got]
@@ -650,7 +659,7 @@ def explain(
     needed = list(core)
     for name in list(needed):
         rest = [lits[n] for n in needed if n != name]
-        if s.check(*rest, target) == z3.unsat:
+        if deadline.check(s, *rest, target) == z3.unsat:
             needed.remove(name)
     done: set[str] = set()
     for name in needed:
@@ -661,7 +670,7 @@ def explain(
         dropped = [name]
         while True:
             others = [lit for n, lit in lits.items() if n not in dropped]
-            a = s.check(*others, target)
+            a = deadline.check(s, *others, target)
             if a != z3.unsat:
                 break
             got = {str(x) for x in s.unsat_core()}
@@ -689,6 +698,8 @@ def explain(
                 "not needed: the other checks rule the outcome out without it"))
     order = {n: i for i, n in enumerate(core)}
     out.cycles.sort(key=lambda c: order.get(c.axiom, len(order)))
+    if deadline.expired():
+        out.reason = "timeout while explaining (what is shown was found before it)"
     return out
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
-LIBRARY_DIR = Path(__file__).resolve().parents[2] / "litmus"
-"""The project's litmus library (the default suite of ``refines`` and ``diff``)."""
+LIBRARY_DIR = Path(str(importlib.resources.files("gdrcheck") / "library")).resolve()
+"""The litmus library shipped with the package (the default suite of ``refines``
+and ``diff``): package data ``gdrcheck/library``, found through
+:mod:`importlib.resources`; in a checkout a link to the project's ``litmus/``."""
 
 
 def litmus_files(paths: Iterable[str | Path]) -> list[str]:

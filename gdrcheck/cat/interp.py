@@ -24,7 +24,7 @@ Two optional modes, both off by default (the engines' ordinary path):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -198,6 +198,7 @@ class Interpreter:
         *,
         symbolic_variants: Mapping[str, z3.BoolRef] | None = None,
         record: bool = False,
+        tick: Callable[[], None] | None = None,
     ) -> None:
         self.base = base
         self.backend = backend
@@ -205,6 +206,7 @@ class Interpreter:
         self.path_of = path_of  # Stmt -> (path, source), for error messages
         self.symbolic = dict(symbolic_variants or {})
         self.record = record
+        self.tick = tick  # called before each statement: raises when time is up
 
     # -- errors -----------------------------------------------------------
 
@@ -224,6 +226,8 @@ class Interpreter:
     def _run(self, stmts: Sequence[C.Stmt], ev: Evaluation, env: dict[str, Any],
              guard: Formula = True, gnames: tuple[str, ...] = ()) -> None:
         for st in stmts:
+            if self.tick is not None:
+                self.tick()
             self._current = st
             if isinstance(st, C.Let):
                 before = dict(env) if self.record else env
@@ -372,6 +376,8 @@ class Interpreter:
                 raise self._err("recursive functions are not supported", b.pos, st)
 
         def evaluate(values: Sequence[RelV]) -> list[RelV]:
+            if self.tick is not None:
+                self.tick()
             local = dict(env)
             local.update(zip(names, values, strict=True))
             out: list[RelV] = []
@@ -398,6 +404,8 @@ class Interpreter:
             raise self._err(f"type error: {err}", getattr(e, "pos", Pos()), self._current) from None
 
     def _eval(self, e: C.Expr, env: dict[str, Any]) -> Value:
+        if self.tick is not None:
+            self.tick()
         if isinstance(e, C.Var):
             if e.name not in env:
                 raise self._err(f"unbound name '{e.name}'", e.pos, self._current)

@@ -1,9 +1,11 @@
 """Find ``.cat`` models by name and load them with their includes expanded.
 
 Search path, in order: the ``-I`` directories given by the caller, then the
-project's ``specs/`` directory (:data:`SPECS_DIR`; the environment variable
-``GDRCHECK_SPECS`` replaces it). An ``include "f.cat"`` is looked up first
-next to the including file, then along the same search path.
+models shipped with the package (:data:`SPECS_DIR`, ``gdrcheck/specs`` found through
+:mod:`importlib.resources`: in a checkout a link to the project's ``specs/``, in a
+wheel a copy of it; the environment variable ``GDRCHECK_SPECS`` replaces it). An
+``include "f.cat"`` is looked up first next to the including file, then along the same
+search path.
 
 A model says which kinds of instructions it gives a meaning to with a comment
 pragma at top level of its own file (not of the files it includes)::
@@ -16,6 +18,7 @@ The words are :data:`FEATURES`; without the pragma a model accepts
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -26,9 +29,9 @@ from gdrcheck.cat import ast
 from gdrcheck.cat.parser import parse_cat
 from gdrcheck.errors import CatError, Pos
 
-SPECS_DIR: Path = Path(__file__).resolve().parents[2] / "specs"
-"""The project's models; ``$GDRCHECK_SPECS``, when set, is searched instead (see
-:func:`specs_dir`)."""
+SPECS_DIR: Path = Path(str(importlib.resources.files("gdrcheck") / "specs")).resolve()
+"""The shipped models (package data ``gdrcheck/specs``, the project's ``specs/``);
+``$GDRCHECK_SPECS``, when set, is searched instead (see :func:`specs_dir`)."""
 
 # herd's library files: gdrcheck defines their relations (po-loc, rfe, fr, ...)
 # as built-ins, so an include of one that is not on the search path is skipped.

@@ -62,6 +62,7 @@ from lark.tree import Meta
 
 from gdrcheck.cat import ast
 from gdrcheck.errors import CatError, Pos
+from gdrcheck.grammar_cache import cached_lark
 
 _GRAMMAR = Path(__file__).with_name("cat.lark")
 
@@ -194,9 +195,9 @@ def _unsupported(what: str, tok: Token) -> CatError:
 
 @functools.cache
 def _lark() -> Lark:
-    return Lark(
+    return cached_lark(
+        "cat",
         _GRAMMAR.read_text(encoding="utf-8"),
-        parser="lalr",
         lexer="basic",
         postlex=_PostLex(),
         propagate_positions=True,

@@ -1,6 +1,10 @@
 """The ``gdrcheck`` command line: the click group and its commands, one module per
 command family (each defines its command; none imports this module back).
 
+The group loads a command's module only when that command runs (or when ``--help``
+lists the commands), so ``gdrcheck --version`` and ``gdrcheck check`` do not pay for
+the imports of the others (docs/performance.md, "Start-up").
+
 Exit codes: 0 — every test ran and met its expectations; 1 — an expectation
 (``Expect=``) was not met, or a verdict is Unknown where one was expected;
 2 — bad input (a malformed litmus test or model, an unknown option value).
@@ -8,30 +12,44 @@ Exit codes: 0 — every test ran and met its expectations; 1 — an expectation
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from gdrcheck.cli.check import check
-from gdrcheck.cli.diff import diff
-from gdrcheck.cli.explain import explain
-from gdrcheck.cli.fix import fix
-from gdrcheck.cli.generate import generate
-from gdrcheck.cli.hw import hw
-from gdrcheck.cli.models import models
-from gdrcheck.cli.refines import refines
-from gdrcheck.cli.run import run
-from gdrcheck.cli.sweep import sweep
-from gdrcheck.cli.validate import validate
-from gdrcheck.cli.verdicts import verdicts
+__all__ = ["main", "COMMANDS"]
 
-__all__ = ["main"]
+COMMANDS: dict[str, str] = {
+    "check": "gdrcheck.cli.check",
+    "refines": "gdrcheck.cli.refines",
+    "models": "gdrcheck.cli.models",
+    "run": "gdrcheck.cli.run",
+    "explain": "gdrcheck.cli.explain",
+    "sweep": "gdrcheck.cli.sweep",
+    "diff": "gdrcheck.cli.diff",
+    "fix": "gdrcheck.cli.fix",
+    "generate": "gdrcheck.cli.generate",
+    "hw": "gdrcheck.cli.hw",
+    "verdicts": "gdrcheck.cli.verdicts",
+    "validate": "gdrcheck.cli.validate",
+}
+"""Command name -> the module that defines it (a click command of the same name)."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use (from :data:`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            command = getattr(importlib.import_module(COMMANDS[cmd_name]), cmd_name)
+            assert isinstance(command, click.Command), cmd_name
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gdrcheck")
 def main() -> None:
     """gdrcheck: herd7-style checking of litmus tests for GPUs, NICs and x86."""
-
-
-for command in (check, refines, models, run, explain, sweep, diff, fix, generate, hw,
-                verdicts, validate):
-    main.add_command(command)

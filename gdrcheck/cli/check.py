@@ -85,7 +85,6 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
         sys.exit(2)
     all_mode = all_variants is not None
     fmt = fmt or ("table" if all_mode else "herd")
-    out = console()
     models: dict[str, LoadedModel] = {}
     wanted: list[str] = []
     if all_variants is not None:
@@ -160,7 +159,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                     click.echo(explanation_text(test, spec, ex, options))
                 click.echo()
         if fmt == "table" and rows:
-            out.print(result_table(f"{test.name} ({path})", rows))
+            console().print(result_table(f"{test.name} ({path})", rows))
     if fmt == "json":
         single = not all_mode and len(files) == 1 and len(records) == 1
         click.echo(json.dumps(records[0] if single else records, indent=2))

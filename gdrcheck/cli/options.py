@@ -30,9 +30,10 @@ def engine_option(f: F) -> F:
                         "explicit: every candidate execution (herd7's method).")(f)
 
 
-def timeout_option(what: str = "per test") -> Callable[[F], F]:
+def timeout_option(what: str = "per test and model, encoding and every solver call "
+                   "included") -> Callable[[F], F]:
     return click.option("--timeout", type=float, default=None,
-                        help=f"Solver timeout {what} (s): reported as Unknown, never as a "
+                        help=f"Time limit {what} (s): reported as Unknown, never as a "
                         "verdict.")
 
 

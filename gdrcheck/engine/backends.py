@@ -19,11 +19,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-import networkx as nx
 import z3
 
 from gdrcheck.cat.interp import CheckResult
 from gdrcheck.cat.values import Formula, Pair, RelV, SetV, Value, f_and, f_and_all, f_or, to_z3
+from gdrcheck.engine.graphs import is_acyclic, strongly_connected_components
 
 # --------------------------------------------------------------------------
 # Concrete
@@ -72,9 +72,7 @@ def concrete_check(c: CheckResult) -> bool:
     elif c.kind == "irreflexive":
         ok = not any(a == b for a, b in keys)  # type: ignore[misc]
     else:
-        g = nx.DiGraph()
-        g.add_edges_from(keys)  # type: ignore[arg-type]
-        ok = nx.is_directed_acyclic_graph(g)
+        ok = is_acyclic(keys)  # type: ignore[arg-type]
     return ok != c.negated
 
 
@@ -84,9 +82,14 @@ def concrete_check(c: CheckResult) -> bool:
 
 
 class SymbolicBackend:
-    def __init__(self) -> None:
+    def __init__(self, tick: Callable[[], None] | None = None) -> None:
         self.defs: list[z3.BoolRef] = []
         self._n = itertools.count()
+        self._tick = tick  # called now and then in long loops: raises when time is up
+
+    def _every(self, i: int, n: int = 16) -> None:
+        if self._tick is not None and i % n == 0:
+            self._tick()
 
     def fresh_bool(self, hint: str) -> z3.BoolRef:
         return z3.Bool(f"{hint}!{next(self._n)}")
@@ -97,7 +100,8 @@ class SymbolicBackend:
     def name(self, v: Value, hint: str) -> Value:
         if isinstance(v, (SetV, RelV)):
             m = {}
-            for k, f in v.m.items():
+            for i, (k, f) in enumerate(v.m.items()):
+                self._every(i)
                 if f is True or z3.is_const(f):
                     m[k] = f
                 else:
@@ -112,15 +116,14 @@ class SymbolicBackend:
             return ConcreteBackend().closure(r)
         certain = concrete_closure({k for k, f in r.m.items() if f is True})
         may = concrete_closure(r.m)
-        g = nx.DiGraph()
-        g.add_edges_from(r.m)
-        acyclic = nx.is_directed_acyclic_graph(g)
+        acyclic = is_acyclic(r.m)
         t: dict[Pair, Formula] = {}
         for p in may:
             t[p] = True if p in certain else self.fresh_bool("tc")
         pred = r.pred()
         rank: dict[Pair, z3.ArithRef] = {}
-        for (a, b), v in t.items():
+        for i, ((a, b), v) in enumerate(t.items()):
+            self._every(i, 1)
             if v is True:
                 continue
             direct = r.m.get((a, b))
@@ -194,11 +197,9 @@ class SymbolicBackend:
         return self.acyclic(c.value, c.name)
 
     def acyclic(self, r: RelV, hint: str) -> z3.BoolRef:
-        g = nx.DiGraph()
-        g.add_edges_from(r.m)
         conj: list[z3.BoolRef] = []
         clock: dict[int, z3.ArithRef] = {}
-        for comp in nx.strongly_connected_components(g):
+        for comp in strongly_connected_components(r.m):
             if len(comp) == 1:
                 (x,) = comp
                 f = r.m.get((x, x))

@@ -19,7 +19,7 @@ Built-in names (herd7's plus the PTX ones):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +67,9 @@ def _in_scope(scope: str | None, a: Event, b: Event) -> bool:
     return False
 
 
-def base_env(frame: Frame) -> dict[str, Any]:
+def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, Any]:
+    """The built-in sets and relations of ``frame``; ``tick`` is called between
+    relations (it raises when the time is up)."""
     prog = frame.program
     ex = frame.exec
     evs = [prog.events[i] for i in ex]
@@ -79,6 +81,8 @@ def base_env(frame: Frame) -> dict[str, Any]:
         return f_and(ex[a], ex[b])
 
     def rel(pairs: Iterable[Pair]) -> RelV:
+        if tick is not None:
+            tick()
         return RelV({(a, b): pair(a, b) for a, b in pairs if a in ex and b in ex})
 
     universe = s(lambda e: True)

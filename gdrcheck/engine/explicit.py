@@ -23,6 +23,7 @@ from gdrcheck.cat.interp import Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV
 from gdrcheck.engine.backends import ConcreteBackend, concrete_check, concrete_closure
 from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.engine.deadline import Deadline
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.errors import UnsupportedError
@@ -84,8 +85,12 @@ class ExplicitEngine:
         self.limit = limit
 
     def run(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
-            test: A.Test, model_name: str, states: bool = True, path_of: Any = None) -> Result:
+            test: A.Test, model_name: str, states: bool = True, path_of: Any = None,
+            deadline: Deadline | None = None) -> Result:
+        """The verdict; ``deadline`` defaults to ``timeout`` seconds from now."""
         t0 = time.perf_counter()
+        if deadline is None:
+            deadline = Deadline(self.timeout)
         obs = Observables(test)
         quant = test.condition.quantifier
         res = Result(test.name, model_name, self.name, quant, Verdict.UNKNOWN, False, False)
@@ -95,7 +100,7 @@ class ExplicitEngine:
         pos_w: Witness | None = None
         neg_w: Witness | None = None
         for cand in self._candidates(prog):
-            if self.timeout and time.perf_counter() - t0 > self.timeout:
+            if deadline.expired():
                 res.time = time.perf_counter() - t0
                 res.verdict, res.reason = Verdict.UNKNOWN, "timeout while enumerating candidates"
                 res.positive = res.negative = None

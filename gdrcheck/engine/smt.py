@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
 import z3
 
 from gdrcheck.cat import ast as C
@@ -28,6 +27,8 @@ from gdrcheck.cat.interp import CheckResult, Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
 from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.engine.deadline import NO_DEADLINE, Deadline, Expired
+from gdrcheck.engine.graphs import digraph, is_acyclic
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
@@ -150,11 +151,9 @@ def encode_candidates(prog: Program) -> Encoding:
             cons.append(z3.Not(to_z3(exe[r.eid])))
 
     # -- values must be well founded (herd: no value out of thin air) -------
-    g = nx.DiGraph()
-    g.add_edges_from(rf)
-    g.add_edges_from(prog.data)
-    if not nx.is_directed_acyclic_graph(g):
-        clk = {n: z3.Int(f"vclk{n}") for n in g.nodes}
+    edges = [*rf, *prog.data]
+    if not is_acyclic(edges):
+        clk = {n: z3.Int(f"vclk{n}") for n in digraph(edges)}
         for a, b in rf:
             cons.append(z3.Implies(to_z3(rf[(a, b)]), clk[a] < clk[b]))
         for a, b in prog.data:
@@ -327,16 +326,21 @@ class Query:
 
 def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
                 test: A.Test, path_of: Any = None,
-                variant_vars: dict[str, z3.BoolRef] | None = None) -> Query:
+                variant_vars: dict[str, z3.BoolRef] | None = None,
+                deadline: Deadline = NO_DEADLINE) -> Query:
     """Encode ``test`` under the model ``stmts``. ``variant_vars`` (gdrcheck sweep)
     leaves those variants free: z3 Booleans instead of fixed choices (the cat
     interpreter's symbolic-variant mode); a check inside an ``if`` then applies only
-    under its guard."""
+    under its guard. Raises :class:`~gdrcheck.engine.deadline.Expired` when
+    ``deadline`` passes (it is looked at between steps: each cat statement, each
+    fixpoint round, each check)."""
     enc = encode_candidates(prog)
-    backend = SymbolicBackend()
-    env = base_env(enc.frame)
-    ev = Interpreter(env, backend, variants, path_of,
-                     symbolic_variants=variant_vars).run(stmts)
+    deadline.tick()
+    backend = SymbolicBackend(deadline.tick)
+    env = base_env(enc.frame, deadline.tick)
+    deadline.tick()
+    ev = Interpreter(env, backend, variants, path_of, symbolic_variants=variant_vars,
+                     tick=deadline.tick).run(stmts)
     enc.constraints.extend(backend.defs)
     backend.defs = []
     # deadlock freedom: no barrier waits for an arrival that comes after it
@@ -347,6 +351,7 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     axiom_lits: dict[str, z3.BoolRef] = {}
     flag_terms: dict[str, z3.BoolRef] = {}
     for i, c in enumerate(ev.checks):
+        deadline.tick()
         holds = backend.holds(c)
         if c.guard is not True:  # symbolic variants: the check applies under its guard
             holds = z3.And(c.guard, holds) if c.flag else z3.Implies(c.guard, holds)
@@ -383,15 +388,14 @@ class SmtEngine:
     def __init__(self, timeout: float | None = None) -> None:
         self.timeout = timeout
 
-    def _solver(self, q: Query) -> z3.Solver:
-        return query_solver(q, self.timeout)
-
     def run(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
-            test: A.Test, model_name: str, states: bool = False, path_of: Any = None) -> Result:
+            test: A.Test, model_name: str, states: bool = False, path_of: Any = None,
+            deadline: Deadline | None = None) -> Result:
+        """The verdict; ``deadline`` (default: ``timeout`` seconds from now) bounds the
+        encoding and every solver call together."""
         t0 = time.perf_counter()
-        q = build_query(prog, stmts, variants, test, path_of)
-        s = self._solver(q)
-        lits = list(q.axiom_lits.values())
+        if deadline is None:
+            deadline = Deadline(self.timeout)
         quant = test.condition.quantifier
         res = Result(test.name, model_name, self.name, quant, Verdict.UNKNOWN, None, None)
 
@@ -401,27 +405,35 @@ class SmtEngine:
                 res.verdict, res.reason = Verdict.UNKNOWN, reason
             return res
 
+        try:
+            deadline.tick()
+            q = build_query(prog, stmts, variants, test, path_of, deadline=deadline)
+        except Expired:
+            return finish("timeout while encoding")
+        s = query_solver(q)
+        lits = list(q.axiom_lits.values())
+
         # flags (Undefined takes precedence)
         for name, term in q.flag_terms.items():
-            a = s.check(*lits, term)
+            a = deadline.check(s, *lits, term)
             if a == z3.unknown:
-                return finish(f"solver: {s.reason_unknown()}")
+                return finish(deadline.why(s))
             if a == z3.sat:
                 res.flags.append(name)
         # the proposition
         first = q.prop if quant != "forall" else z3.Not(q.prop)
-        a = s.check(*lits, first)
+        a = deadline.check(s, *lits, first)
         if a == z3.unknown:
-            return finish(f"solver: {s.reason_unknown()}")
+            return finish(deadline.why(s))
         if quant == "forall":
             res.negative = a == z3.sat
             if res.negative:
                 res.witness = self._witness(q, s.model())
             else:
                 res.axioms = self._core(s, q)
-            a2 = s.check(*lits, q.prop)
+            a2 = deadline.check(s, *lits, q.prop)
             if a2 == z3.unknown:
-                return finish(f"solver: {s.reason_unknown()}")
+                return finish(deadline.why(s))
             res.positive = a2 == z3.sat
             if res.positive and res.witness is None:
                 res.witness = self._witness(q, s.model())
@@ -431,25 +443,26 @@ class SmtEngine:
             res.positive = a == z3.sat
             if res.positive:
                 res.witness = self._witness(q, s.model())
-                a2 = s.check(*lits, z3.Not(q.prop))
+                a2 = deadline.check(s, *lits, z3.Not(q.prop))
                 if a2 == z3.unknown:
-                    return finish(f"solver: {s.reason_unknown()}")
+                    return finish(deadline.why(s))
                 res.negative = a2 == z3.sat
                 res.verdict = Verdict.ALLOWED
             else:
                 res.axioms = self._core(s, q)
-                a2 = s.check(*lits, z3.Not(q.prop))
+                a2 = deadline.check(s, *lits, z3.Not(q.prop))
                 if a2 == z3.unknown:
-                    return finish(f"solver: {s.reason_unknown()}")
+                    return finish(deadline.why(s))
                 res.negative = a2 == z3.sat
                 res.verdict = Verdict.FORBIDDEN
         res.flags, res.liveness = split_flags(res.flags)
         if res.flags:
             res.verdict = Verdict.UNDEFINED
         if states:
-            all_states = self.enumerate_states(q, s, lits)
+            all_states = self.enumerate_states(q, s, lits, deadline)
             if all_states is None:
-                return finish("solver gave up while listing states")
+                reason = deadline.why(s) if deadline.expired() else None
+                return finish(reason or "solver gave up while listing states")
             res.states = all_states
             sat_p = [st for st in all_states if q.observables.eval_state(test.condition.prop, st)]
             res.pos_states = len(sat_p)
@@ -461,14 +474,14 @@ class SmtEngine:
         core = {str(x) for x in s.unsat_core()}
         return [name for name, lit in q.axiom_lits.items() if str(lit) in core]
 
-    def enumerate_states(self, q: Query, s: z3.Solver,
-                         lits: list[z3.BoolRef]) -> list[State] | None:
+    def enumerate_states(self, q: Query, s: z3.Solver, lits: list[z3.BoolRef],
+                         deadline: Deadline = NO_DEADLINE) -> list[State] | None:
         """All final states (herd's States): on request only, exponential in general."""
         terms = q.observables.terms_z3(q.enc)
         s.push()
         out: list[State] = []
         while True:
-            a = s.check(*lits)
+            a = deadline.check(s, *lits)
             if a == z3.unknown:
                 s.pop()
                 return None

@@ -1,4 +1,5 @@
-"""The lark side of the front end: one LALR parser, built once, three entry points.
+"""The lark side of the front end: one LALR parser, built on first use (its tables kept
+on disk by :mod:`gdrcheck.grammar_cache`), three entry points.
 
 :func:`parse_section` parses a piece of a litmus file (the init block, the
 condition, one cell) so that every token carries its line and column in the
@@ -7,6 +8,7 @@ ORIGINAL file, and turns lark's exceptions into :class:`LitmusError`.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from lark import Lark, Token, Tree
@@ -20,16 +22,22 @@ from lark.exceptions import (
 from lark.lexer import PatternStr
 
 from gdrcheck.errors import LitmusError, Pos
+from gdrcheck.grammar_cache import cached_lark
 
 _GRAMMAR_FILE = Path(__file__).with_name("litmus.lark")
 
-PARSER = Lark(
-    _GRAMMAR_FILE.read_text(encoding="utf-8"),
-    parser="lalr",
-    start=["init_items", "conds", "cell"],
-    propagate_positions=True,
-    maybe_placeholders=True,
-)
+
+@functools.cache
+def litmus_parser() -> Lark:
+    """The LALR parser of litmus.lark (built once per process)."""
+    return cached_lark(
+        "litmus",
+        _GRAMMAR_FILE.read_text(encoding="utf-8"),
+        start=["init_items", "conds", "cell"],
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
 
 # What to call a terminal in "expected ..." messages (string terminals are quoted).
 _TERMINAL_NAMES = {
@@ -78,7 +86,7 @@ def _describe_terminal(name: str, start: str) -> str:
     if name in _TERMINAL_NAMES:
         return _TERMINAL_NAMES[name]
     try:
-        pattern = PARSER.get_terminal(name).pattern
+        pattern = litmus_parser().get_terminal(name).pattern
     except KeyError:
         return name
     if isinstance(pattern, PatternStr):
@@ -116,7 +124,7 @@ def parse_section(start: str, text: str, at: Pos, what: str | None = None) -> Tr
     padded = "\n" * (at.line - 1) + " " * (at.col - 1) + text
     where = what or _SECTION_NAMES[start]
     try:
-        return PARSER.parse(padded, start=start)
+        return litmus_parser().parse(padded, start=start)
     except UnexpectedInput as exc:
         raise _convert(exc, padded, where, start) from None
     except LarkError as exc:  # pragma: no cover - defensive: never leak lark errors

@@ -4,10 +4,12 @@ default of ``--model all``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from gdrcheck.engine.result import Result
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ def _notes(res: Result) -> str:
 
 def result_table(title: str, rows: list[Row]) -> Table:
     """Columns: model, verdict, expected, match (✓ / ✗ / -), ms, axioms/flags."""
+    from rich.table import Table  # rich only for tables (start-up time of herd output)
+
     table = Table(title=title, title_justify="left")
     table.add_column("model")
     table.add_column("verdict")
