@@ -44,8 +44,9 @@ def table(rows: str, cond: str = "exists (P0:r0 == 0)", init: str = "x=0;") -> s
 CASES = [
     # instructions
     (ptx("st.weak x, 1", "foo.bar r0, x"), "4:17",
-     "unknown instruction 'foo.bar' (PTX tests support ld, st, atom, red, cp.async.bulk, fence, "
-     "membar, bar, barrier, branches, goto and register ops)"),
+     "unknown instruction 'foo.bar' (PTX tests support ld, st, suld, sust, tld, ld.const (cold), "
+     "atom, red, cp.async.bulk, mbarrier, fence, membar, bar, barrier, branches, goto and "
+     "register ops)"),
     (ptx("st.weak x, 1", "ld.acquire r0, x"), "4:17",
      "strong operation 'ld.acquire' needs a scope (.cta, .gpu or .sys)"),
     (ptx("st.release x, 1"), "4:2",
