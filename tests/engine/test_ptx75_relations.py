@@ -23,7 +23,7 @@ TEXT = ("PTX T\n{ x = 0; y @ generic aliases x; s : shared = 0; mb : mbarrier 1;
 
 def test_vloc_is_loc_with_the_same_virtual_address() -> None:
     env, ids = _env(TEXT)
-    vloc, loc = env["vloc"].pairs, env["loc"].m  # type: ignore[attr-defined]
+    vloc, loc = env["vloc"].m, env["loc"].m  # type: ignore[attr-defined]
     a, b, c = ids["st.weak x, 1"], ids["st.weak y, 2"], ids["ld.weak r0, x"]
     assert (a, b) in loc and (a, b) not in vloc
     assert (a, c) in vloc and (b, b) in vloc
