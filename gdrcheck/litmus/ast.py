@@ -190,10 +190,12 @@ class PtxAsyncStore:
 
 @dataclass(frozen=True)
 class PtxAsyncWait:
-    """``cp.async.bulk.wait_group N``: wait until the thread's bulk copies are complete."""
+    """``cp.async.bulk.wait_group N``: wait until the thread's bulk copies are complete;
+    ``cp.async.bulk.wait_group.read N``: only until they have read their sources."""
 
     groups: int = 0
     pos: Pos = _pos()
+    read: bool = False
 
 
 @dataclass(frozen=True)

@@ -394,7 +394,7 @@ MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
 _IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
 _PTX_KNOWN = ("ld, st, suld, sust, tld, ld.const (cold), atom, red, cp.async.bulk, mbarrier, "
               "fence, membar, bar, barrier, branches, goto and register ops")
-# fence.proxy.<kind>: the proxy kinds of the PTX ISA (§9.7.13.4 membar/fence: .alias,
+# fence.proxy.<kind>: the proxy kinds of the PTX ISA (the membar/fence instruction: .alias,
 # .async{.global|.shared::cta|.shared::cluster}) and of the mixed-proxy paper / Dartagnan's
 # PTX 7.5 tests (.surface, .texture, .constant).
 PROXY_FENCE_KINDS = ("alias", "surface", "texture", "constant", "async", "async.global",
@@ -482,21 +482,22 @@ class _Builder:
     # ---- PTX memory operations
 
     def ptx_cp(self, cell: Cell, parts: list[str]) -> Instr:
-        if parts[:3] != ["cp", "async", "bulk"] or len(parts) not in (3, 4) or (
-                len(parts) == 4 and parts[3] not in ("wait_group", "commit_group")):
+        if parts[:3] != ["cp", "async", "bulk"] or len(parts) not in (3, 4, 5) or (
+                len(parts) >= 4 and parts[3] not in ("wait_group", "commit_group")) or (
+                len(parts) == 5 and parts[3:] != ["wait_group", "read"]):
             _fail(f"unknown instruction {cell.mnemonic!r} (expected cp.async.bulk x, v, "
                   "cp.async.bulk s, x, mb, cp.async.bulk x, s, cp.async.bulk.commit_group or "
-                  "cp.async.bulk.wait_group N)", cell.pos)
+                  "cp.async.bulk.wait_group{.read} N)", cell.pos)
         ops = cell.operands
         if len(parts) == 4 and parts[3] == "commit_group":
             _arity(cell, 0, 0, "cp.async.bulk.commit_group")
             return PtxBulkCommit(cell.pos)
-        if len(parts) == 4:
-            _arity(cell, 1, 1, "cp.async.bulk.wait_group N")
+        if len(parts) >= 4:
+            _arity(cell, 1, 1, f"{cell.mnemonic} N")
             n = _int(ops[0], "a group count")
             if n < 0:
                 _fail(f"a group count is >= 0, found {n}", ops[0].pos)
-            return PtxAsyncWait(n, cell.pos)
+            return PtxAsyncWait(n, cell.pos, read=len(parts) == 5)
         _arity(cell, 2, 3, "cp.async.bulk x, v | cp.async.bulk s, x, mb | cp.async.bulk x, s")
         if len(ops) == 3:
             dst = _loc(ops[0], "a shared-memory destination")
@@ -588,7 +589,7 @@ class _Builder:
         loc = self._proxy_loc(cell.operands[0], "surface")
         return PtxStore("weak", None, loc, _value(cell.operands[1]), cell.pos, proxy="surface")
 
-    # ---- mbarriers (litmus-format.md §6.1; PTX ISA §9.7.13.15)
+    # ---- mbarriers (litmus-format.md §6.1; PTX ISA mbarrier)
 
     def _mbar(self, op: Operand) -> LocRef:
         loc = _loc(op, "an mbarrier")

@@ -238,7 +238,7 @@ def instr(i: Instr) -> str:
     if isinstance(i, PtxAsyncStore):
         return f"cp.async.bulk {i.loc}, {value(i.value)}"
     if isinstance(i, PtxAsyncWait):
-        return f"cp.async.bulk.wait_group {i.groups}"
+        return f"cp.async.bulk.wait_group{'.read' if i.read else ''} {i.groups}"
     if isinstance(i, PtxFence):
         return _dotted("fence", i.kind, i.scope)
     if isinstance(i, PtxBarrier):

@@ -239,13 +239,19 @@ def step(
     elif isinstance(ins, A.PtxAsyncWait):
         # litmus-format.md §6.1: the open group is committed before a wait; then every
         # committed group but the ins.groups most recent ones is complete
+        # (PTX ISA cp.async.bulk.wait_group: the completed operations have read their
+        # sources and written their destinations, the writes made visible to the
+        # executing thread; with .read, only the source reads are waited for)
         groups = st.asyncs.groups
         if groups[-1]:
             groups.append([])
         committed = groups[:-1]
-        keep = len(committed) - ins.groups
-        done = [e for g in committed[:max(keep, 0)] for e in g]
-        st.asyncs.groups = committed[max(keep, 0):] + [groups[-1]]
+        keep = max(len(committed) - ins.groups, 0)
+        done = [e for g in committed[:keep] for e in g]
+        if ins.read:
+            done = [e for e in done if st.builder.events[e].kind == "R"]
+        else:
+            st.asyncs.groups = committed[keep:] + [groups[-1]]
         w = st.emit("F", None, {"ASYNCWAIT"}, label, pos=ins.pos)
         st.builder.relations["aob"].update((e, w.eid) for e in done)
     elif isinstance(ins, A.PtxFence):

@@ -39,6 +39,7 @@ mb : mbarrier 2;
  cp.async.bulk.commit_group       | mbarrier.arrive.relaxed mb ;
  cp.async.bulk.wait_group 0       | fence.proxy.alias         ;
  fence.proxy.async.global         | ld.shared::cta r6, sm     ;
+ cp.async.bulk.wait_group.read 1  |                           ;
 exists (P1:r1 == 1)
 """
 
@@ -74,6 +75,7 @@ def test_the_new_syntax_parses_into_the_ast() -> None:
     assert p0[4] == A.PtxMbarArrive(A.LocRef("mb"), "release", 1)
     assert p0[5] == A.PtxBulkStore(A.LocRef("x"), A.LocRef("sm"))
     assert p0[6] == A.PtxBulkCommit()
+    assert p0[7] == A.PtxAsyncWait(0) and p0[9] == A.PtxAsyncWait(1, read=True)
     assert p1[0] == A.PtxMbarWait(A.LocRef("mb"), "acquire")
     assert p1[2] == A.PtxLoad("weak", None, A.Reg("r2"), A.LocRef("c"), proxy="constant")
     assert p1[3].proxy == "texture" and p1[5].proxy == "surface"  # type: ignore[union-attr]
@@ -137,6 +139,8 @@ ERRORS = [
     (_t(_DECLS, "mbarrier.foo mb"), Pos(4, 2), "unknown instruction 'mbarrier.foo'"),
     (_t(_DECLS, "suld.weak r1, s"), Pos(4, 16), "a surface access cannot name shared memory"),
     (_t(_DECLS, "cp.async.bulk s, mb"), Pos(4, 16), "the destination of a bulk copy is global"),
+    (_t(_DECLS, "cp.async.bulk.wait_group.write 0"), Pos(4, 2),
+     "unknown instruction 'cp.async.bulk.wait_group.write'"),
 ]
 
 

@@ -88,6 +88,18 @@ def test_wait_group_completes_the_older_bulk_groups() -> None:
     assert all((e.eid, w0.eid) in aob for e in second)
 
 
+def test_wait_group_read_completes_only_the_source_reads() -> None:
+    prog = _lower("x = 0; s : shared = 1;",
+                  " P0 ;\n cp.async.bulk x, s ;\n cp.async.bulk.wait_group.read 0 ;\n"
+                  " cp.async.bulk.wait_group 0 ;\n")
+    r, w = _by_label(prog, "cp.async.bulk x, s")
+    wr, = _by_label(prog, "cp.async.bulk.wait_group.read 0")
+    w0, = _by_label(prog, "cp.async.bulk.wait_group 0")
+    aob = prog.relations["aob"]
+    assert (r.eid, wr.eid) in aob and (w.eid, wr.eid) not in aob
+    assert (r.eid, w0.eid) in aob and (w.eid, w0.eid) in aob
+
+
 def test_proxy_fences_carry_their_kind_and_state_spaces() -> None:
     prog = _lower("x = 0;", " P0 ;\n fence.proxy.async.shared::cta ;\n fence.proxy.async ;\n"
                   " fence.proxy.alias ;\n")
