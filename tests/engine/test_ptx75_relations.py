@@ -3,8 +3,12 @@ address) and the lowering's aob, in both engines' frame."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from gdrcheck.engine.base import Frame, base_env
-from gdrcheck.litmus import parse_litmus
+from gdrcheck.litmus import load_litmus, parse_litmus
 from gdrcheck.lower import lower
 from gdrcheck.runner import check_test
 
@@ -47,3 +51,23 @@ def test_ptx_does_not_accept_ptx75_tests_and_ptx75_judges_them() -> None:
         assert "PTX75" in str(err)
     else:
         raise AssertionError("ptx (PTX 6.0) accepted a test with virtual aliases")
+
+
+def _ptx_library() -> list[tuple[Path, str]]:
+    root = Path(__file__).resolve().parents[2] / "litmus" / "ptx"
+    out = []
+    for f in sorted(root.glob("*.litmus")):
+        for e in load_litmus(str(f)).expectations:
+            if e.model == "ptx" and not e.variants:
+                out.append((f, e.verdict))
+    return out
+
+
+@pytest.mark.parametrize("path,verdict", _ptx_library(), ids=lambda v: getattr(v, "name", v))
+def test_ptx75_keeps_the_ptx60_verdicts_of_the_ptx_library(path: Path, verdict: str) -> None:
+    """Without aliases or non-generic proxies the PTX 7.5 model is the 6.0 one (PTX ISA
+    §8.9.5: proxy-preserved base causality order is base causality order for generic
+    operations on one address; §8.7: every operation is generic): ptx75 must meet the
+    ptx expectations of litmus/ptx."""
+    test = load_litmus(str(path))
+    assert check_test(test, "ptx75").verdict == verdict
