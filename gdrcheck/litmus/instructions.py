@@ -646,12 +646,16 @@ class _Builder:
             _arity(cell, 3, 3, f"atom.sem.scope.{op} r, x, v")
         values = tuple(_value(v) for v in ops[2:])
         dst = _reg(ops[0], "a destination register")
-        return PtxAtom(sem, scope, op, dst, _loc(ops[1]), values, cell.pos)
+        loc = _loc(ops[1])
+        self._not_mbarrier(loc)
+        return PtxAtom(sem, scope, op, dst, loc, values, cell.pos)
 
     def ptx_red(self, cell: Cell, parts: list[str]) -> Instr:
         sem, scope, op = self._rmw_quals(cell, parts, RED_OPS)
         _arity(cell, 2, 2, f"red.sem.scope.{op} x, v")
-        return PtxRed(sem, scope, op, _loc(cell.operands[0]), _value(cell.operands[1]), cell.pos)
+        loc = _loc(cell.operands[0])
+        self._not_mbarrier(loc)
+        return PtxRed(sem, scope, op, loc, _value(cell.operands[1]), cell.pos)
 
     def ptx_fence(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 0, 0, "fence.sem.scope")

@@ -135,6 +135,7 @@ ERRORS = [
     (_t(_DECLS, "mbarrier.arrive.expect_tx mb"), Pos(4, 2), "takes 2 operands"),
     (_t(_DECLS, "ld.shared r1, x"), Pos(4, 16), "'x' is not declared 'x : shared'"),
     (_t(_DECLS, "ld.weak r1, mb"), Pos(4, 14), "'mb' is an mbarrier"),
+    (_t(_DECLS, "red.relaxed.cta.add mb, 1"), Pos(4, 22), "'mb' is an mbarrier"),
     (_t(_DECLS, "cp.async.bulk.wait_group -1"), Pos(4, 27), "a group count is >= 0"),
     (_t(_DECLS, "mbarrier.foo mb"), Pos(4, 2), "unknown instruction 'mbarrier.foo'"),
     (_t(_DECLS, "suld.weak r1, s"), Pos(4, 16), "a surface access cannot name shared memory"),
