@@ -56,7 +56,11 @@ def test_dat3m_ptx75_agrees_with_dartagnan(engine: str) -> None:
     assert summarize(rows)[0] + summarize(rows)[1] == 81
 
 
-@pytest.mark.parametrize("engine", ["smt", "explicit"])
+@pytest.mark.parametrize("engine", [
+    "smt",
+    # about two minutes on two cores (the Ticketlock tests): run with -m slow
+    pytest.param("explicit", marks=pytest.mark.slow),
+])
 def test_dat3m_ptx_agrees_under_ptx75(engine: str) -> None:
     """The 104 PTX 6.0 tests keep their expected values under PTX 7.5 (the suite's
     README: 104 of 104 identical under Dartagnan's 7.5 model)."""
