@@ -74,7 +74,8 @@ def _run(suite: str, folder: Path, rel: str, model: str, expected: str | None,
                KNOWN_DIFFERENCES.get(rel, ""))
 
 
-def validate_folder(folder: Path, engine: str = "smt") -> list[Row]:
+def validate_folder(folder: Path, engine: str = "smt", model: str | None = None) -> list[Row]:
+    """``model``: judge a Dartagnan suite under this model instead of its csv's."""
     rows: list[Row] = []
     herd = folder / "herd7-verdicts.csv"
     if herd.exists():
@@ -85,12 +86,15 @@ def validate_folder(folder: Path, engine: str = "smt") -> list[Row]:
                 rows.append(_run(folder.name, folder, rec[0], rec[1], rec[2], None, engine))
         return rows
     for exp in sorted(folder.glob("*-expected.csv")):
-        model = "ptx" if exp.name.startswith("PTX") else exp.name.split("-")[0].lower()
+        stem = exp.name.split("-")[0]
+        default = "ptx" if stem.startswith("PTX") else stem.lower()
+        suite_model = {"PTXv7_5": "ptx75"}.get(stem, default)
+        model_name = model or suite_model
         with exp.open() as fh:
             for rec in csv.reader(fh):
                 if len(rec) != 2 or not rec[1].strip().isdigit():
                     continue
-                rows.append(_run(folder.name, folder, rec[0], model, None,
+                rows.append(_run(folder.name, folder, rec[0], model_name, None,
                                  rec[1].strip() == "1", engine))
     if not rows:
         raise InputError(f"{folder}: no herd7-verdicts.csv or *-expected.csv found")

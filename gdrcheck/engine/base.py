@@ -13,7 +13,9 @@ Built-in names (herd7's plus the PTX ones):
 - relations: ``po rf co fr loc ext int id rmw addr data ctrl po-loc rfe rfi
   coe coi fre fri``, the scope relations ``scta`` (same CTA), ``sgpu`` (same
   GPU), ``sr`` (each event's scope includes the other's thread: Dartagnan's
-  same-scope relation), and the candidate orders ``fso`` and ``syncbar``;
+  same-scope relation), ``vloc`` (same location and same virtual address), the
+  lowering's own static relations (``aob``), and the candidate orders ``fso`` and
+  ``syncbar``;
 - functions: ``domain``, ``range``, ``fencerel``.
 """
 
@@ -38,6 +40,9 @@ TAGS = (
     "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET",
     # the async proxy (cp.async.bulk)
     "ASYNC", "ASYNCWAIT",
+    # PTX 7.5+ proxies, shared memory, mbarriers (gdrcheck/lower/ptx.py)
+    "SUR", "TEX", "CON", "SHARED", "PFALIAS", "PFSUR", "PFTEX", "PFCON", "PFASYNC",
+    "PFSHARED", "PFGLOBAL", "PFIMPLICIT", "MBAR", "MBARRIVE", "MBWAIT", "MBCTX",
 )
 
 
@@ -120,6 +125,12 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     same_loc = [(a, b) for a in ids for b in ids
                 if prog.events[a].loc is not None and prog.events[a].loc == prog.events[b].loc]
     env["loc"] = rel(same_loc)
+    # same virtual address (PTX ISA §8.2): an event's vloc, or its location
+    va = {e.eid: e.vloc or e.loc for e in evs}
+    env["vloc"] = rel((a, b) for a, b in same_loc if va[a] == va[b])
+    env["aob"] = RelV({})
+    for name, pairs in prog.relations.items():  # a dialect's own static relations
+        env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})
     def agent(e: Event) -> tuple[int, str]:
         return (e.thread, e.agent)

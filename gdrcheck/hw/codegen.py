@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.features import test_features
 
 SCOPES = {"cta": "cta", "gpu": "gpu", "sys": "sys"}
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
@@ -198,6 +199,10 @@ def generate(test: A.Test, stand_in: bool = False) -> Kernel:
                                "instructions with one CTA per GPU on one GPU", test.path)
     if test.arch not in ("PTX", "GIN"):
         raise UnsupportedError(f"gdrcheck hw runs PTX tests, not {test.arch}", test.path)
+    if "PTX75" in test_features(test):  # issue 14 item 6: not generated yet
+        raise UnsupportedError("gdrcheck hw does not run virtual aliases, surface/texture/"
+                               "constant accesses, shared memory, mbarriers or TMA yet",
+                               test.path)
     gpus = {th.placement.gpu for th in test.threads} - {None}
     if len(gpus) > 1 and test.arch == "PTX":
         raise UnsupportedError("the test places threads on several GPUs: gdrcheck hw runs "

@@ -118,15 +118,23 @@ Sem = Literal["weak", "relaxed", "acquire", "release", "acq_rel", "sc", "volatil
 Scope = Literal["cta", "gpu", "sys"]
 
 
+Proxy = Literal["generic", "surface", "texture", "constant"]
+"""The proxy of a memory instruction (PTX ISA §8.6; Dartagnan's PTX 7.5 tests)."""
+
+
 @dataclass(frozen=True)
 class PtxLoad:
-    """``ld{.sem}{.scope} r, x``; ``ld r, v`` (no sem) is a register move."""
+    """``ld{.sem}{.scope} r, x``; ``ld r, v`` (no sem) is a register move.
+
+    ``proxy``: ``suld`` reads through the surface proxy, ``tld`` through the texture
+    proxy, ``ld.const`` (Dartagnan: ``cold``) through the constant proxy."""
 
     sem: Sem
     scope: Scope | None
     dst: Reg
     loc: LocRef
     pos: Pos = _pos()
+    proxy: Proxy = "generic"
 
 
 @dataclass(frozen=True)
@@ -138,6 +146,7 @@ class PtxStore:
     loc: LocRef
     value: Value
     pos: Pos = _pos()
+    proxy: Proxy = "generic"  # sust: the surface proxy
 
 
 @dataclass(frozen=True)
@@ -181,9 +190,63 @@ class PtxAsyncStore:
 
 @dataclass(frozen=True)
 class PtxAsyncWait:
-    """``cp.async.bulk.wait_group N``: wait until the thread's bulk copies are complete."""
+    """``cp.async.bulk.wait_group N``: wait until the thread's bulk copies are complete;
+    ``cp.async.bulk.wait_group.read N``: only until they have read their sources."""
 
     groups: int = 0
+    pos: Pos = _pos()
+    read: bool = False
+
+
+@dataclass(frozen=True)
+class PtxBulkLoad:
+    """``cp.async.bulk s, x, mb``: a TMA load of global ``x`` into shared ``s``,
+    performed by the async proxy and completing one transaction on mbarrier ``mb``
+    (``cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes``; litmus-format.md
+    §6.1)."""
+
+    dst: LocRef
+    src: LocRef
+    mbar: LocRef
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxBulkStore:
+    """``cp.async.bulk x, s``: a TMA store of shared ``s`` into global ``x`` by the
+    async proxy, completed through bulk groups (``cp.async.bulk.global.shared::cta.
+    bulk_group``)."""
+
+    dst: LocRef
+    src: LocRef
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxBulkCommit:
+    """``cp.async.bulk.commit_group``: close the thread's current bulk group."""
+
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxMbarArrive:
+    """``mbarrier.arrive{.expect_tx}{.release|.relaxed}{.cta} mb{, N}``: arrive on
+    ``mb`` (after raising the phase's expected transactions by ``expect_tx``)."""
+
+    mbar: LocRef
+    sem: Literal["release", "relaxed"] = "release"
+    expect_tx: int | None = None
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxMbarWait:
+    """``mbarrier.wait{.acquire|.relaxed}{.cta} mb``: block until the current phase of
+    ``mb`` completes (the thread's k-th wait on ``mb`` waits for phase k)."""
+
+    mbar: LocRef
+    sem: Literal["acquire", "relaxed"] = "acquire"
     pos: Pos = _pos()
 
 
@@ -246,7 +309,8 @@ class Goto:
 
 PtxInstr = (
     PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
-    | PtxAsyncStore | PtxAsyncWait
+    | PtxAsyncStore | PtxAsyncWait | PtxBulkLoad | PtxBulkStore | PtxBulkCommit | PtxMbarArrive
+    | PtxMbarWait
 )
 
 
@@ -474,7 +538,42 @@ class WindowDecl:
     pos: Pos = _pos()
 
 
-InitItem = InitLoc | InitReg | SignalDecl | CounterDecl | HostDecl | WindowDecl
+@dataclass(frozen=True)
+class AliasDecl:
+    """``y @ generic aliases x;`` (a second virtual address of x's memory location:
+    PTX ISA §8.2.2) or ``s @ surface aliases x;`` / ``texture`` / ``constant`` (a
+    surface, texture or constant reference to x's virtual address), as in Dartagnan's
+    PTX 7.5 tests (NVlabs/mixedproxy: ``physically aliases`` / ``virtually aliases``)."""
+
+    name: str
+    proxy: Proxy
+    target: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class SharedDecl:
+    """``s : shared = 0;``: a word of shared memory; every CTA has its own copy."""
+
+    name: str
+    value: int = 0
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class MbarrierDecl:
+    """``mb : mbarrier 2;``: an mbarrier in each CTA's shared memory expecting
+    ``count`` arrivals per phase."""
+
+    name: str
+    count: int
+    pos: Pos = _pos()
+
+
+InitItem = (
+    InitLoc | InitReg | SignalDecl | CounterDecl | HostDecl | WindowDecl | AliasDecl | SharedDecl
+    | MbarrierDecl
+)
 
 
 # --------------------------------------------------------------------------
@@ -601,6 +700,15 @@ class Test:
     condition: Condition
     path: str | None = field(default=None, compare=False)
     source: str | None = field(default=None, compare=False, repr=False)
+    docs: tuple[str, ...] = ()
+    """Every doc string of the header, in order (Dat3M writes a description, then a
+    URL, ...); ``doc`` is their join with newlines. Give either one: the other follows."""
+
+    def __post_init__(self) -> None:
+        if not self.docs and self.doc is not None:
+            object.__setattr__(self, "docs", (self.doc,))
+        elif self.docs and self.doc is None:
+            object.__setattr__(self, "doc", "\n".join(self.docs))
 
     def meta_values(self, key: str) -> list[str]:
         return [m.value for m in self.meta if m.key == key]

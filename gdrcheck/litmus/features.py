@@ -5,6 +5,10 @@ The features are the words of the cat pragma (gdrcheck.cat.loader.FEATURES):
 - ``X86``: an X86 test;
 - ``PTX``: a PTX test, or a PTX memory access, fence or barrier in a GIN test
   (register arithmetic, labels and branches are neutral);
+- ``PTX75``: what the PTX 7.5+ mixed-proxy model describes and PTX 6.0 does not: a
+  virtual alias or a shared-memory / mbarrier declaration, a surface, texture or
+  constant access, a proxy fence other than ``fence.proxy.async``, a TMA load or
+  store, a bulk-group commit, an mbarrier operation (litmus-format.md §3, §6.1);
 - ``GIN``: a ``gin.*`` call;
 - ``SHMEM``: a ``shmem.*`` call.
 """
@@ -18,8 +22,19 @@ _GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinGet, A.GinWait, A.GinRead, A.Gin
         A.GinBarrier)
 
 
+_PTX75 = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxBulkCommit, A.PtxMbarArrive, A.PtxMbarWait)
+_PTX75_DECLS = (A.AliasDecl, A.SharedDecl, A.MbarrierDecl)
+
+
 def instr_feature(instr: A.Instr) -> str | None:
     """The feature one instruction needs, or None for neutral ones (in a GIN test)."""
+    if isinstance(instr, _PTX75):
+        return "PTX75"
+    if isinstance(instr, (A.PtxLoad, A.PtxStore)) and instr.proxy != "generic":
+        return "PTX75"
+    if isinstance(instr, A.PtxFence) and instr.kind.startswith("proxy.") and not \
+            instr.kind.startswith("proxy.async"):
+        return "PTX75"
     if isinstance(instr, A.ShmemCall):
         return "SHMEM"
     if isinstance(instr, _GIN):
@@ -36,6 +51,8 @@ def test_features(test: A.Test) -> frozenset[str]:
         out.add("X86")
     elif test.arch == "PTX":
         out.add("PTX")
+    if any(isinstance(item, _PTX75_DECLS) for item in test.init):
+        out.add("PTX75")
     for thread in test.threads:
         for instr in thread.instrs:
             if test.arch == "X86":

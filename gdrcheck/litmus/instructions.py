@@ -32,12 +32,18 @@ from gdrcheck.litmus.ast import (
     Label,
     LocalOp,
     LocRef,
+    Proxy,
     PtxAsyncStore,
     PtxAsyncWait,
     PtxAtom,
     PtxBarrier,
+    PtxBulkCommit,
+    PtxBulkLoad,
+    PtxBulkStore,
     PtxFence,
     PtxLoad,
+    PtxMbarArrive,
+    PtxMbarWait,
     PtxRed,
     PtxStore,
     Reg,
@@ -175,13 +181,15 @@ class ThreadContext:
     dests: frozenset[str] = frozenset()  # identifiers this thread writes as registers
     signals: frozenset[str] = frozenset()  # names declared 'S : signal'
     counters: frozenset[str] = frozenset()  # names declared 'C : counter'
+    shared: frozenset[str] = frozenset()  # names declared 's : shared'
+    mbarriers: frozenset[str] = frozenset()  # names declared 'mb : mbarrier N'
 
 
 _REG_RE = re.compile(r"r[0-9]+")
 
 # The first operand of these is a destination register.
 _DEST_MNEMONICS = frozenset(
-    {"ld", "atom", "mov", "add", "sub", "mul", "div", "and", "or", "xor"}
+    {"ld", "atom", "mov", "add", "sub", "mul", "div", "and", "or", "xor", "suld", "tld", "cold"}
 )
 _DEST_CALLS = frozenset({"gin.read_signal", "gin.read_counter"})
 
@@ -384,8 +392,15 @@ BRANCH_MNEMONICS = {cond: mn for mn, cond in _BRANCHES.items()}
 MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
 # Qualifiers accepted and dropped: the (default) global state space and integer types.
 _IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
-_PTX_KNOWN = ("ld, st, atom, red, cp.async.bulk, fence, membar, bar, barrier, branches, goto "
-              "and register ops")
+_PTX_KNOWN = ("ld, st, suld, sust, tld, ld.const (cold), atom, red, cp.async.bulk, mbarrier, "
+              "fence, membar, bar, barrier, branches, goto and register ops")
+# fence.proxy.<kind>: the proxy kinds of the PTX ISA (the membar/fence instruction: .alias,
+# .async{.global|.shared::cta|.shared::cluster}) and of the mixed-proxy paper / Dartagnan's
+# PTX 7.5 tests (.surface, .texture, .constant).
+PROXY_FENCE_KINDS = ("alias", "surface", "texture", "constant", "async", "async.global",
+                     "async.shared::cta", "async.shared::cluster")
+# The state-space qualifiers of ld/st/atom/red on a shared-memory word.
+_SHARED_QUALS = ("shared", "shared::cta")
 
 
 def _qualifiers(
@@ -467,38 +482,154 @@ class _Builder:
     # ---- PTX memory operations
 
     def ptx_cp(self, cell: Cell, parts: list[str]) -> Instr:
-        if parts[:3] != ["cp", "async", "bulk"] or len(parts) not in (3, 4) or (
-                len(parts) == 4 and parts[3] != "wait_group"):
-            _fail(f"unknown instruction {cell.mnemonic!r} (expected cp.async.bulk x, v or "
-                  "cp.async.bulk.wait_group N)", cell.pos)
+        if parts[:3] != ["cp", "async", "bulk"] or len(parts) not in (3, 4, 5) or (
+                len(parts) >= 4 and parts[3] not in ("wait_group", "commit_group")) or (
+                len(parts) == 5 and parts[3:] != ["wait_group", "read"]):
+            _fail(f"unknown instruction {cell.mnemonic!r} (expected cp.async.bulk x, v, "
+                  "cp.async.bulk s, x, mb, cp.async.bulk x, s, cp.async.bulk.commit_group or "
+                  "cp.async.bulk.wait_group{.read} N)", cell.pos)
         ops = cell.operands
-        if len(parts) == 4:
-            _arity(cell, 1, 1, "cp.async.bulk.wait_group N")
-            return PtxAsyncWait(_int(ops[0], "a group count"), cell.pos)
-        _arity(cell, 2, 2, "cp.async.bulk x, v")
-        return PtxAsyncStore(_loc(ops[0], "a global location"), _value(ops[1]), cell.pos)
+        if len(parts) == 4 and parts[3] == "commit_group":
+            _arity(cell, 0, 0, "cp.async.bulk.commit_group")
+            return PtxBulkCommit(cell.pos)
+        if len(parts) >= 4:
+            _arity(cell, 1, 1, f"{cell.mnemonic} N")
+            n = _int(ops[0], "a group count")
+            if n < 0:
+                _fail(f"a group count is >= 0, found {n}", ops[0].pos)
+            return PtxAsyncWait(n, cell.pos, read=len(parts) == 5)
+        _arity(cell, 2, 3, "cp.async.bulk x, v | cp.async.bulk s, x, mb | cp.async.bulk x, s")
+        if len(ops) == 3:
+            dst = _loc(ops[0], "a shared-memory destination")
+            if dst.name not in self.ctx.shared:
+                _fail(f"a TMA load writes shared memory: {dst.name!r} is not declared "
+                      f"'{dst.name} : shared'", dst.pos)
+            src = self._global(ops[1], "source of a TMA load")
+            return PtxBulkLoad(dst, src, self._mbar(ops[2]), cell.pos)
+        dst = self._global(ops[0], "destination of a bulk copy")
+        if ops[1].kind == "name" and ops[1].name in self.ctx.shared:
+            return PtxBulkStore(dst, _loc(ops[1]), cell.pos)
+        return PtxAsyncStore(dst, _value(ops[1]), cell.pos)
+
+    def _global(self, op: Operand, what: str) -> LocRef:
+        loc = _loc(op, "a global location")
+        if loc.name in self.ctx.shared or loc.name in self.ctx.mbarriers:
+            _fail(f"the {what} is global memory, found the shared {loc.name!r}", loc.pos)
+        return loc
 
     def ptx_ld(self, cell: Cell, parts: list[str]) -> Instr:
-        q = _qualifiers(cell, parts, {"semantics": LD_SEMS, "scope": SCOPES})
+        q = _qualifiers(cell, parts, {"semantics": LD_SEMS, "scope": SCOPES,
+                                      "state space": ("const",) + _SHARED_QUALS})
         _arity(cell, 2, 2, "ld{.sem}{.scope} r, x")
         ops = cell.operands
         dst = _reg(ops[0], "a destination register")
         src = ops[1]
         if not q and (src.kind == "int" or (src.kind == "name" and self.is_register(src.name))):
             return LocalOp("mov", dst, (_value(src),), cell.pos)
+        if q.get("state space") == "const":
+            return self._proxy_load(cell, q, "constant")
         sem, scope = _sem_scope(cell, q, "weak", LD_SEMS)
-        return PtxLoad(sem, scope, dst, _loc(src), cell.pos)
+        loc = _loc(src)
+        self._space(cell, q, loc)
+        return PtxLoad(sem, scope, dst, loc, cell.pos)
 
     def ptx_st(self, cell: Cell, parts: list[str]) -> Instr:
-        q = _qualifiers(cell, parts, {"semantics": ST_SEMS, "scope": SCOPES})
+        q = _qualifiers(cell, parts, {"semantics": ST_SEMS, "scope": SCOPES,
+                                      "state space": _SHARED_QUALS})
         _arity(cell, 2, 2, "st{.sem}{.scope} x, v")
         sem, scope = _sem_scope(cell, q, "weak", ST_SEMS)
-        return PtxStore(sem, scope, _loc(cell.operands[0]), _value(cell.operands[1]), cell.pos)
+        loc = _loc(cell.operands[0])
+        self._space(cell, q, loc)
+        return PtxStore(sem, scope, loc, _value(cell.operands[1]), cell.pos)
+
+    def _space(self, cell: Cell, q: dict[str, str], loc: LocRef) -> None:
+        """A '.shared' qualifier names a shared-memory word (the declaration decides)."""
+        if "state space" in q and loc.name not in self.ctx.shared:
+            _fail(f"'{cell.mnemonic}' accesses shared memory, but {loc.name!r} is not "
+                  f"declared '{loc.name} : shared'", loc.pos)
+        self._not_mbarrier(loc)
+
+    def _not_mbarrier(self, loc: LocRef) -> None:
+        if loc.name in self.ctx.mbarriers:
+            _fail(f"{loc.name!r} is an mbarrier: use mbarrier.arrive and mbarrier.wait on it",
+                  loc.pos)
+
+    # ---- surface, texture and constant accesses (Dartagnan's PTX 7.5 dialect)
+
+    def _proxy_load(self, cell: Cell, q: dict[str, str], proxy: Proxy) -> Instr:
+        if q.get("semantics", "weak") != "weak" or "scope" in q:
+            _fail(f"'{cell.mnemonic}': {proxy} accesses are weak (only '.weak' is accepted)",
+                  cell.pos)
+        _arity(cell, 2, 2, f"{cell.mnemonic} r, x")
+        dst = _reg(cell.operands[0], "a destination register")
+        loc = self._proxy_loc(cell.operands[1], proxy)
+        return PtxLoad("weak", None, dst, loc, cell.pos, proxy=proxy)
+
+    def _proxy_loc(self, op: Operand, proxy: str) -> LocRef:
+        loc = _loc(op)
+        if loc.name in self.ctx.shared or loc.name in self.ctx.mbarriers:
+            _fail(f"a {proxy} access cannot name shared memory ({loc.name!r})", loc.pos)
+        return loc
+
+    def ptx_suld(self, cell: Cell, parts: list[str]) -> Instr:
+        q = _qualifiers(cell, parts, {"semantics": ("weak",)})
+        return self._proxy_load(cell, q, "surface")
+
+    def ptx_tld(self, cell: Cell, parts: list[str]) -> Instr:
+        q = _qualifiers(cell, parts, {"semantics": ("weak",)})
+        return self._proxy_load(cell, q, "texture")
+
+    def ptx_cold(self, cell: Cell, parts: list[str]) -> Instr:
+        q = _qualifiers(cell, parts, {"semantics": ("weak",)})
+        return self._proxy_load(cell, q, "constant")
+
+    def ptx_sust(self, cell: Cell, parts: list[str]) -> Instr:
+        _qualifiers(cell, parts, {"semantics": ("weak",)})
+        _arity(cell, 2, 2, "sust{.weak} s, v")
+        loc = self._proxy_loc(cell.operands[0], "surface")
+        return PtxStore("weak", None, loc, _value(cell.operands[1]), cell.pos, proxy="surface")
+
+    # ---- mbarriers (litmus-format.md §6.1; PTX ISA mbarrier)
+
+    def _mbar(self, op: Operand) -> LocRef:
+        loc = _loc(op, "an mbarrier")
+        if loc.rank is not None or loc.name not in self.ctx.mbarriers:
+            _fail(f"expected an mbarrier declared 'mb : mbarrier N', found {op.text!r}", op.pos)
+        return loc
+
+    def ptx_mbarrier(self, cell: Cell, parts: list[str]) -> Instr:
+        op = parts[1] if len(parts) > 1 else ""
+        if op == "arrive":
+            q = _qualifiers(cell, parts, {"operation": ("expect_tx",),
+                                          "semantics": ("release", "relaxed"),
+                                          "scope": ("cta",)}, base=2)
+            if "expect_tx" in q.values():
+                _arity(cell, 2, 2, "mbarrier.arrive.expect_tx mb, N")
+                n = _int(cell.operands[1], "a transaction count")
+                if n < 0:
+                    _fail(f"a transaction count is >= 0, found {n}", cell.operands[1].pos)
+                return PtxMbarArrive(self._mbar(cell.operands[0]),
+                                     cast(Literal["release", "relaxed"],
+                                          q.get("semantics", "release")), n, cell.pos)
+            _arity(cell, 1, 1, "mbarrier.arrive mb")
+            return PtxMbarArrive(self._mbar(cell.operands[0]),
+                                 cast(Literal["release", "relaxed"], q.get("semantics", "release")),
+                                 None, cell.pos)
+        if op in ("wait", "try_wait", "test_wait"):
+            q = _qualifiers(cell, parts, {"semantics": ("acquire", "relaxed"), "scope": ("cta",)},
+                            base=2)
+            _arity(cell, 1, 1, f"mbarrier.{op} mb")
+            return PtxMbarWait(self._mbar(cell.operands[0]),
+                               cast(Literal["acquire", "relaxed"], q.get("semantics", "acquire")),
+                               cell.pos)
+        _fail(f"unknown instruction {cell.mnemonic!r} (expected mbarrier.arrive, "
+              "mbarrier.arrive.expect_tx or mbarrier.wait)", cell.pos)
 
     def _rmw_quals(
         self, cell: Cell, parts: list[str], ops: Sequence[str]
     ) -> tuple[Sem, Scope, str]:
-        q = _qualifiers(cell, parts, {"semantics": ATOM_SEMS, "scope": SCOPES, "operation": ops})
+        q = _qualifiers(cell, parts, {"semantics": ATOM_SEMS, "scope": SCOPES, "operation": ops,
+                                      "state space": _SHARED_QUALS})
         if "operation" not in q:
             _fail(f"'{cell.mnemonic}' needs an operation ({_alternatives(['.' + o for o in ops])})",
                   cell.pos)
@@ -515,12 +646,16 @@ class _Builder:
             _arity(cell, 3, 3, f"atom.sem.scope.{op} r, x, v")
         values = tuple(_value(v) for v in ops[2:])
         dst = _reg(ops[0], "a destination register")
-        return PtxAtom(sem, scope, op, dst, _loc(ops[1]), values, cell.pos)
+        loc = _loc(ops[1])
+        self._not_mbarrier(loc)
+        return PtxAtom(sem, scope, op, dst, loc, values, cell.pos)
 
     def ptx_red(self, cell: Cell, parts: list[str]) -> Instr:
         sem, scope, op = self._rmw_quals(cell, parts, RED_OPS)
         _arity(cell, 2, 2, f"red.sem.scope.{op} x, v")
-        return PtxRed(sem, scope, op, _loc(cell.operands[0]), _value(cell.operands[1]), cell.pos)
+        loc = _loc(cell.operands[0])
+        self._not_mbarrier(loc)
+        return PtxRed(sem, scope, op, loc, _value(cell.operands[1]), cell.pos)
 
     def ptx_fence(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 0, 0, "fence.sem.scope")
@@ -528,6 +663,11 @@ class _Builder:
             kind = ".".join(parts[2:])
             if not kind or not all(parts[2:]):
                 _fail(f"'{cell.mnemonic}' needs a proxy kind (e.g. fence.proxy.async)", cell.pos)
+            if kind not in PROXY_FENCE_KINDS:
+                at = Pos(cell.pos.line, cell.pos.col + len("fence.proxy."))
+                kinds = ", ".join("." + k for k in PROXY_FENCE_KINDS)
+                _fail(f"unknown proxy kind '.{kind}' in '{cell.mnemonic}' (expected {kinds})",
+                      at)
             return PtxFence("proxy." + kind, None, cell.pos)
         q = _qualifiers(cell, parts, {"semantics": FENCE_KINDS, "scope": SCOPES})
         kind = q.get("semantics", "acq_rel")

@@ -23,6 +23,7 @@ from lark import Token, Tree
 
 from gdrcheck.errors import InputError, LitmusError, Pos
 from gdrcheck.litmus.ast import (
+    AliasDecl,
     And,
     Arch,
     BoolConst,
@@ -36,13 +37,16 @@ from gdrcheck.litmus.ast import (
     InitReg,
     LocRef,
     LocTerm,
+    MbarrierDecl,
     Meta,
     Not,
     Or,
     Placement,
     Prop,
+    Proxy,
     Quantifier,
     RegTerm,
+    SharedDecl,
     SignalDecl,
     Term,
     Test,
@@ -73,8 +77,16 @@ _MODEL_RE = re.compile(r"[a-z0-9-]+")
 _VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
 
 
+_ALIAS_PROXIES = ("generic", "surface", "texture", "constant")
+
+
 def _fail(message: str, pos: Pos) -> NoReturn:
     raise LitmusError(message, None, pos)
+
+
+def _after(tok: Token) -> Pos:
+    pos = token_pos(tok)
+    return Pos(pos.line, pos.col + len(str(tok)))
 
 
 def parse_litmus(text: str, path: str | None = None) -> Test:
@@ -158,7 +170,7 @@ class _Parser:
             _fail("empty file: expected a header line such as 'PTX MP'", self.pos(i))
         arch, name, i = self.header(i)
         self.arch = arch
-        doc, meta, i = self.doc_and_meta(i)
+        docs, meta, i = self.doc_and_meta(i)
         blanked = _blank_comments(text, i, self)
         init_end = self.init_end(blanked, i)
         init_tree = parse_section("init_items", blanked[i + 1 : init_end], self.pos(i + 1))
@@ -170,7 +182,9 @@ class _Parser:
         self.check_init_threads(init)
         conds = parse_section("conds", blanked[cond_start:], self.pos(cond_start))
         locations, filt, condition = self.conditions(conds)
-        return Test(arch, name, doc, meta, init, threads, locations, filt, condition)
+        doc = "\n".join(docs) if docs else None
+        return Test(arch, name, doc, meta, init, threads, locations, filt, condition,
+                    docs=docs)
 
     def header(self, i: int) -> tuple[Arch, str, int]:
         text = self.text
@@ -190,23 +204,23 @@ class _Parser:
                   self.pos(i + words[2].start()))
         return cast(Arch, arch), words[1].group(), end
 
-    def doc_and_meta(self, i: int) -> tuple[str | None, tuple[Meta, ...], int]:
+    def doc_and_meta(self, i: int) -> tuple[tuple[str, ...], tuple[Meta, ...], int]:
         text = self.text
-        doc: str | None = None
+        docs: list[str] = []
         meta: list[Meta] = []
         while True:
             i = self.skip(i)
             if i >= len(text):
                 _fail("expected '{' to start the init block", self.end_pos(text, i))
             if text[i] == "{":
-                return doc, tuple(meta), i
+                return tuple(docs), tuple(meta), i
             if text[i] == '"':
-                if doc is not None:
-                    _fail("a test has only one doc string", self.pos(i))
+                # any number of doc strings (litmus-format.md §1; Dat3M writes a
+                # description, then a URL, ...)
                 end = text.find('"', i + 1)
                 if end < 0:
                     _fail("doc string is never closed: expected '\"'", self.pos(i))
-                doc = text[i + 1 : end]
+                docs.append(text[i + 1 : end])
                 i = end + 1
                 continue
             m = _META_RE.match(text, i)
@@ -322,10 +336,12 @@ class _Parser:
                 columns[column].append(cell_from_tree(tree))
         signals = frozenset(i.name for i in init if isinstance(i, SignalDecl))
         counters = frozenset(i.name for i in init if isinstance(i, CounterDecl))
+        shared = frozenset(i.name for i in init if isinstance(i, SharedDecl))
+        mbarriers = frozenset(i.name for i in init if isinstance(i, MbarrierDecl))
         out = []
         for (index, placement, pos), cells in zip(heads, columns, strict=True):
             dests = destinations(cells) if self.arch != "X86" else frozenset()
-            ctx = ThreadContext(self.arch, index, dests, signals, counters)
+            ctx = ThreadContext(self.arch, index, dests, signals, counters, shared, mbarriers)
             out.append(Thread(index, placement, build_thread(cells, ctx), pos))
         return tuple(out)
 
@@ -376,7 +392,10 @@ class _Parser:
             if child is None:
                 continue
             item = self.init_item(cast(Tree, child))
-            if isinstance(item, (SignalDecl, CounterDecl, HostDecl, WindowDecl)):
+            if isinstance(item, AliasDecl):
+                self.check_alias(item, items)
+            if isinstance(item, (SignalDecl, CounterDecl, HostDecl, WindowDecl, AliasDecl,
+                                 SharedDecl, MbarrierDecl)):
                 if item.name in declared:
                     _fail(f"{item.name!r} is declared twice in the init block", item.pos)
                 declared[item.name] = item.pos
@@ -392,6 +411,17 @@ class _Parser:
             name = cast(Token, kids[1])
             return InitLoc(LocRef(str(name), None, token_pos(name)), int(cast(Token, kids[2])),
                            pos)
+        if tree.data == "alias_decl":
+            name, proxy, word, target = (cast(Token, k) for k in kids)
+            if str(word) != "aliases":
+                _fail(f"expected 'aliases' in the alias declaration of {str(name)!r} "
+                      f"(e.g. '{name} @ generic aliases x'), found {str(word)!r}",
+                      token_pos(word))
+            if str(proxy) not in _ALIAS_PROXIES:
+                _fail(f"unknown proxy {str(proxy)!r} in the alias declaration of "
+                      f"{str(name)!r} (expected generic, surface, texture or constant)",
+                      token_pos(proxy))
+            return AliasDecl(str(name), cast(Proxy, str(proxy)), str(target), pos)
         if tree.data == "window_decl":
             name, strict = cast(Token, kids[0]), kids[1]
             if strict is not None and str(strict) != "strict":
@@ -400,7 +430,23 @@ class _Parser:
             members = tuple(str(m) for m in kids[2:] if m is not None)
             return WindowDecl(str(name), strict is not None, members, pos)
         assert tree.data == "colon_init"
-        lhs, rhs, value = cast(Token, kids[0]), cast(Token, kids[1]), kids[2]
+        lhs, rhs, count, value = cast(Token, kids[0]), cast(Token, kids[1]), kids[2], kids[3]
+        kind = str(rhs)
+        if kind == "mbarrier" and lhs.type != "INT" and not _THREAD_RE.fullmatch(str(lhs)):
+            if count is None:
+                _fail(f"an mbarrier declares its expected arrivals per phase: write "
+                      f"'{lhs} : mbarrier N;'", _after(rhs))
+            if value is not None:
+                _fail("an mbarrier takes no initial value (it starts in phase 0)",
+                      tree_pos(cast(Tree | Token, value)))
+            n = int(cast(Token, count))
+            if n < 1:
+                _fail(f"an mbarrier expects at least one arrival per phase, found {n}",
+                      token_pos(cast(Token, count)))
+            return MbarrierDecl(str(lhs), n, pos)
+        if count is not None:
+            _fail(f"unexpected {str(count)!r}: only an mbarrier declaration takes a count "
+                  "('mb : mbarrier 2')", token_pos(cast(Token, count)))
         if lhs.type == "INT" or _THREAD_RE.fullmatch(str(lhs)):
             thread = self.thread_id(lhs)
             reg = self.reg_name(str(rhs))
@@ -410,7 +456,10 @@ class _Parser:
             if isinstance(value, Tree):
                 return InitReg(thread, reg, self.loc(value), pos)
             return InitReg(thread, reg, int(cast(Token, value)), pos)
-        kind = str(rhs)
+        if kind == "shared":
+            if isinstance(value, Tree):
+                _fail("expected an integer initial value", tree_pos(value))
+            return SharedDecl(str(lhs), 0 if value is None else int(cast(Token, value)), pos)
         if kind in ("signal", "counter"):
             if value is not None:
                 _fail(f"a {kind} starts at 0 and takes no initial value: write "
@@ -422,7 +471,21 @@ class _Parser:
             if isinstance(value, Tree):
                 _fail("expected an integer initial value", tree_pos(value))
             return HostDecl(str(lhs), 0 if value is None else int(cast(Token, value)), pos)
-        _fail(f"unknown declaration {kind!r} (expected signal, counter or host)", token_pos(rhs))
+        _fail(f"unknown declaration {kind!r} (expected signal, counter, host, shared or "
+              "mbarrier)", token_pos(rhs))
+
+    def check_alias(self, item: AliasDecl, earlier: Sequence[InitItem]) -> None:
+        """The target of an alias is a location declared before it (or an alias)."""
+        known = {str(i.loc) for i in earlier if isinstance(i, InitLoc)}
+        known |= {i.name for i in earlier if isinstance(i, AliasDecl)}
+        if item.target == item.name:
+            _fail(f"{item.name!r} cannot alias itself", item.pos)
+        if item.target not in known:
+            shared = {i.name for i in earlier if isinstance(i, (SharedDecl, MbarrierDecl))}
+            why = (" (shared memory and mbarriers have no aliases)" if item.target in shared
+                   else f": declare it first, e.g. '{item.target} = 0;'")
+            _fail(f"{item.name!r} aliases {item.target!r}, which is not a location of the "
+                  f"init block{why}", item.pos)
 
     def loc(self, tree: Tree) -> LocRef:
         name, rank = cast(Token, tree.children[0]), tree.children[1]

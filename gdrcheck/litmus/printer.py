@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from gdrcheck.litmus.ast import (
+    AliasDecl,
     And,
     BoolConst,
     Branch,
@@ -37,6 +38,7 @@ from gdrcheck.litmus.ast import (
     LocalOp,
     LocRef,
     LocTerm,
+    MbarrierDecl,
     Not,
     Or,
     Placement,
@@ -45,12 +47,18 @@ from gdrcheck.litmus.ast import (
     PtxAsyncWait,
     PtxAtom,
     PtxBarrier,
+    PtxBulkCommit,
+    PtxBulkLoad,
+    PtxBulkStore,
     PtxFence,
     PtxLoad,
+    PtxMbarArrive,
+    PtxMbarWait,
     PtxRed,
     PtxStore,
     Reg,
     RegTerm,
+    SharedDecl,
     ShmemCall,
     SignalDecl,
     SignalSpec,
@@ -71,12 +79,11 @@ _REG_RE = re.compile(r"r[0-9]+")
 
 def print_litmus(test: Test) -> str:
     """Litmus text for ``test``, ending with a newline."""
-    if test.doc is not None and '"' in test.doc:
+    if any('"' in d for d in test.docs):
         raise ValueError("a doc string cannot contain '\"'")
     x86 = test.arch == "X86"
     lines = [f"{test.arch} {test.name}"]
-    if test.doc is not None:
-        lines.append(f'"{test.doc}"')
+    lines.extend(f'"{d}"' for d in test.docs)
     lines.extend(f"{m.key}={m.value}" for m in test.meta)
     lines.append("{")
     lines.extend(f" {init_item(item, x86)};" for item in test.init)
@@ -106,6 +113,12 @@ def init_item(item: InitItem, x86: bool = False) -> str:
         return f"{item.name} : counter"
     if isinstance(item, HostDecl):
         return f"{item.name} : host = {item.value}"
+    if isinstance(item, AliasDecl):
+        return f"{item.name} @ {item.proxy} aliases {item.target}"
+    if isinstance(item, SharedDecl):
+        return f"{item.name} : shared = {item.value}"
+    if isinstance(item, MbarrierDecl):
+        return f"{item.name} : mbarrier {item.count}"
     assert isinstance(item, WindowDecl)
     strict = " strict" if item.strict else ""
     return f"window {item.name}{strict} = {{{', '.join(item.members)}}}"
@@ -198,9 +211,25 @@ def instr(i: Instr) -> str:
         return f"LOCK {i.op} {','.join(ops)}"
     # PTX
     if isinstance(i, PtxLoad):
+        if i.proxy != "generic":
+            name = {"surface": "suld.weak", "texture": "tld.weak", "constant": "ld.weak.const"}
+            return f"{name[i.proxy]} {i.dst.name}, {i.loc}"
         return f"{_dotted('ld', i.sem, i.scope)} {i.dst.name}, {i.loc}"
     if isinstance(i, PtxStore):
-        return f"{_dotted('st', i.sem, i.scope)} {i.loc}, {value(i.value)}"
+        mnemonic = "sust" if i.proxy == "surface" else "st"
+        return f"{_dotted(mnemonic, i.sem, i.scope)} {i.loc}, {value(i.value)}"
+    if isinstance(i, PtxBulkLoad):
+        return f"cp.async.bulk {i.dst}, {i.src}, {i.mbar}"
+    if isinstance(i, PtxBulkStore):
+        return f"cp.async.bulk {i.dst}, {i.src}"
+    if isinstance(i, PtxBulkCommit):
+        return "cp.async.bulk.commit_group"
+    if isinstance(i, PtxMbarArrive):
+        if i.expect_tx is not None:
+            return f"mbarrier.arrive.expect_tx.{i.sem}.cta {i.mbar}, {i.expect_tx}"
+        return f"mbarrier.arrive.{i.sem}.cta {i.mbar}"
+    if isinstance(i, PtxMbarWait):
+        return f"mbarrier.wait.{i.sem}.cta {i.mbar}"
     if isinstance(i, PtxAtom):
         args = [i.dst.name, str(i.loc)] + [value(v) for v in i.operands]
         return _call(_dotted("atom", i.sem, i.scope, i.op), args)
@@ -209,7 +238,7 @@ def instr(i: Instr) -> str:
     if isinstance(i, PtxAsyncStore):
         return f"cp.async.bulk {i.loc}, {value(i.value)}"
     if isinstance(i, PtxAsyncWait):
-        return f"cp.async.bulk.wait_group {i.groups}"
+        return f"cp.async.bulk.wait_group{'.read' if i.read else ''} {i.groups}"
     if isinstance(i, PtxFence):
         return _dotted("fence", i.kind, i.scope)
     if isinstance(i, PtxBarrier):

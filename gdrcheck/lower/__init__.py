@@ -27,7 +27,7 @@ def _norm_reg(arch: str, name: str) -> str:
 
 
 def _instr_locations(ins: A.Instr) -> Iterator[A.LocRef]:
-    for f in ("loc", "dst", "src", "a", "b"):
+    for f in ("loc", "dst", "src", "a", "b", "mbar"):
         v = getattr(ins, f, None)
         if isinstance(v, A.LocRef):
             yield v
@@ -52,11 +52,14 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
     if test.arch == "GIN":
         return _lower_gin(test, unroll)
     b = ProgramBuilder()
+    memory = ptx.Memory.of(test) if test.arch == "PTX" else None
 
     # Locations: from the init block, the instructions and the condition.
     init_values: dict[str, int] = {}
     init_regs: dict[int, dict[str, Expr]] = {}
     for item in test.init:
+        if isinstance(item, (A.AliasDecl, A.SharedDecl, A.MbarrierDecl)):
+            continue  # ptx.Memory
         if isinstance(item, A.InitLoc):
             init_values[str(item.loc)] = item.value
         elif isinstance(item, A.InitReg):
@@ -74,25 +77,43 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
     for th in test.threads:
         for ins in th.instrs:
             for ref in _instr_locations(ins):
-                if str(ref) not in locations:
-                    locations.append(str(ref))
+                loc = str(ref)
+                if memory is not None:
+                    loc, _ = memory.locate(ref, _ptx_place(test, th))
+                    if ref.name in memory.shared:
+                        init_values[loc] = memory.shared[ref.name]
+                if loc not in locations:
+                    locations.append(loc)
     terms = list(_prop_terms(test.condition.prop)) + list(test.locations)
     if test.filter is not None:
         terms += list(_prop_terms(test.filter))
+    cond_names: dict[str, str] = {}
     for t in terms:
-        if isinstance(t, A.LocTerm) and str(t.loc) not in locations:
-            locations.append(str(t.loc))
+        if not isinstance(t, A.LocTerm):
+            continue
+        loc = str(t.loc)
+        if memory is not None and memory.is_shared(loc):
+            copies = [c for c in locations if c.split(":", 1)[0] == loc and ":" in c]
+            if len(copies) != 1:
+                raise UnsupportedError(
+                    f"'{loc}' is shared memory with {len(copies) or 'no'} CTA copies accessed: "
+                    "a condition can name it only when exactly one CTA uses it (read it into "
+                    "a register instead)", test.path, t.pos, test.source)
+            cond_names[loc] = copies[0]
+            continue
+        if memory is not None and memory.physical.get(loc, loc) != loc:
+            cond_names[loc] = memory.physical[loc]
+            loc = memory.physical[loc]
+        if loc not in locations:
+            locations.append(loc)
     for loc in locations:
         init_values.setdefault(loc, 0)
 
     _initial_writes(b, locations, init_values)
 
     for th in test.threads:
-        pl = th.placement
-        place = Placement(pl.cta, pl.gpu, pl.node)
-        if test.arch == "PTX" and pl.gpu is None and not pl.host:
-            # an unplaced PTX thread runs in CTA 0 of GPU 0 (docs/models.md)
-            place = Placement(0 if pl.cta is None else pl.cta, 0, pl.node)
+        # an unplaced PTX thread runs in CTA 0 of GPU 0 (docs/models.md)
+        place = _ptx_place(test, th)
         instrs = th.instrs
         labels = {ins.name: i for i, ins in enumerate(instrs) if isinstance(ins, A.Label)}
         texts = [print_instr(ins) for ins in instrs]
@@ -104,7 +125,7 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
                 if test.arch == "X86":
                     yield from x86.step(st, ins, texts[st.pc])
                 else:
-                    yield from ptx.step(st, ins, texts[st.pc], labels)
+                    yield from ptx.step(st, ins, texts[st.pc], labels, memory=memory)
             except UnsupportedError as err:
                 if not err.pos.line:
                     err.pos = ins.pos
@@ -112,7 +133,15 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll)
 
-    return _program(test, b, locations, init_values, unroll)
+    return _program(test, b, locations, init_values, unroll, cond_names)
+
+
+def _ptx_place(test: A.Test, th: A.Thread) -> Placement:
+    """Where a thread of a PTX test runs (an unplaced one: CTA 0 of GPU 0)."""
+    pl = th.placement
+    if test.arch == "PTX" and pl.gpu is None and not pl.host:
+        return Placement(0 if pl.cta is None else pl.cta, 0, pl.node)
+    return Placement(pl.cta, pl.gpu, pl.node)
 
 
 def _initial_writes(b: ProgramBuilder, locations: list[str], init_values: dict[str, int]
@@ -143,6 +172,7 @@ def _program(test: A.Test, b: ProgramBuilder, locations: list[str],
         ctrl=b.ctrl,
         unroll=unroll,
         aliases=aliases or {},
+        relations=b.relations,
     )
 
 

@@ -49,6 +49,9 @@ class ProgramBuilder:
     data: set[tuple[int, int]] = field(default_factory=set)
     addr: set[tuple[int, int]] = field(default_factory=set)
     ctrl: set[tuple[int, int]] = field(default_factory=set)
+    relations: dict[str, set[tuple[int, int]]] = field(
+        default_factory=lambda: {"aob": set()})
+    """Static relations by cat name; ``aob``: asynchronous-operation order (ptx.py)."""
 
     def new_block(self, thread: int, parent: int | None, cond: CmpExpr | None, pos: bool) -> int:
         bid = len(self.blocks)
@@ -69,6 +72,19 @@ class Placement:
 
 
 @dataclass
+class AsyncState:
+    """Per path: the thread's bulk-async operations not yet waited for (their events,
+    by bulk group: the open group last) and how many times it has waited on each
+    mbarrier (its k-th wait waits for phase k)."""
+
+    groups: list[list[int]] = field(default_factory=lambda: [[]])
+    waits: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> AsyncState:
+        return AsyncState([list(g) for g in self.groups], dict(self.waits))
+
+
+@dataclass
 class PathState:
     """The state of one path of one thread while it is being lowered."""
 
@@ -81,6 +97,7 @@ class PathState:
     last: int | None
     ctrl_reads: frozenset[int]  # reads the current path's branch conditions depend on
     back_jumps: dict[int, int]  # times each backward jump was taken on this path
+    asyncs: AsyncState = field(default_factory=AsyncState)
 
     def copy(self) -> PathState:
         return PathState(
@@ -93,7 +110,18 @@ class PathState:
             self.last,
             self.ctrl_reads,
             dict(self.back_jumps),
+            self.asyncs.copy(),
         )
+
+    def before(self) -> list[int]:
+        """The thread's events on this path so far (its po-predecessors of what comes
+        next)."""
+        out: list[int] = []
+        p = self.last
+        while p is not None:
+            out.append(p)
+            p = self.builder.events[p].parent
+        return out
 
     def reg(self, name: str) -> Expr:
         return self.regs.get(name, 0)
@@ -115,6 +143,7 @@ class PathState:
         rank: int | None = None,
         ctx: str | None = None,
         peer: int | None = None,
+        vloc: str | None = None,
     ) -> Event:
         """Add an event. An event of the thread itself (``agent`` empty) comes next
         in program order; an agent's event (a NIC or proxy acting for this
@@ -142,6 +171,7 @@ class PathState:
             rank=rank,
             ctx=ctx,
             peer=peer,
+            vloc=vloc,
         )
         if agent:
             ev.parent = None

@@ -141,6 +141,7 @@ class Event:
     rank: int | None = None  # the rank that issued the operation
     ctx: str | None = None  # the GIN context ("shmem" for NVSHMEM calls)
     peer: int | None = None  # the operation's peer rank
+    vloc: str | None = None  # the virtual address, when it differs from ``loc`` (PTX ISA §8.2)
 
     @property
     def is_init(self) -> bool:
@@ -199,6 +200,9 @@ class Program:
     unroll: int = 2
     aliases: dict[str, str] = field(default_factory=dict)
     """Names a condition may use for a location (GIN: ``x`` for the only ``x@k``)."""
+    relations: dict[str, set[tuple[int, int]]] = field(default_factory=dict)
+    """Further static relations a dialect's lowering defines, by their cat name
+    (PTX: ``aob``, the order of asynchronous operations, gdrcheck/lower/ptx.py)."""
 
     def event(self, eid: int) -> Event:
         return self.events[eid]

@@ -20,18 +20,112 @@ Event tags (the sets a cat model sees):
   is barrier (a, b) with a quorum of c threads — the reading that makes
   Dartagnan's Barrier and named-barrier tests come out as its expected table
   says (docs/ptx-barriers.md).
+
+Proxies and the async proxy (PTX ISA §8.2, §8.6, §8.9.1.1; docs/models.md, ptx75):
+
+- an event's ``loc`` is its memory location (physical: an alias ``y @ generic aliases
+  x`` names x's location) and ``vloc`` its virtual address when that differs (``y``);
+  a ``surface``/``texture``/``constant`` alias is the same virtual address as its
+  target, used by another proxy (NVlabs/mixedproxy's ``virtually aliases``);
+- proxy tags: ``SUR`` (sust, suld), ``TEX`` (tld), ``CON`` (ld.const / cold), ``ASYNC``
+  (bulk copies); untagged memory events are generic. ``SHARED``: a shared-memory word,
+  one copy per CTA (location ``s:ctaC``, or ``s:gpuG.ctaC`` off GPU 0);
+- proxy fences are ``PROXY`` plus their kind: ``PFALIAS PFSUR PFTEX PFCON``, and
+  ``PFASYNC`` with the state spaces it orders, ``PFSHARED`` and/or ``PFGLOBAL``;
+- a TMA load ``cp.async.bulk s, x, mb`` is, on the async agent of the thread (not in
+  its program order): a read of x and a write of s (``ASYNC``), the implicit
+  generic-async proxy fence that follows completion (``PFIMPLICIT``, ISA §9.7.9.25.2)
+  and the complete-tx on mb: an ``MBCTX`` read-modify-write adding one transaction;
+  a TMA store ``cp.async.bulk x, s``: a read of s and a write of x (``ASYNC``);
+- the static relation ``aob`` orders asynchronous events: the thread's earlier events
+  before each async read and write (§8.9.1.1: "ordered after prior instructions"),
+  an operation's read before its write, both before its implicit fence and its
+  complete-tx (and only those: the complete-tx "does not transitively establish
+  ordering with respect to prior instructions"), and the events of the bulk groups
+  a ``cp.async.bulk.wait_group`` completes before that wait;
+- an mbarrier is a shared word counting ``MBAR_UNIT`` per arrival, minus the
+  transactions an ``arrive.expect_tx`` expects, plus one per completed transaction:
+  arrive and complete-tx are read-modify-writes on it (``MBARRIVE``, release at CTA
+  scope by default), and the thread's k-th ``mbarrier.wait`` is an acquire read that
+  blocks until phase k is complete, i.e. the word is at least
+  ``MBAR_UNIT * arrivals * (k + 1)`` (``MBWAIT``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
-from gdrcheck.lower.builder import PathState
-from gdrcheck.lower.program import BinOp, CmpExpr, Expr
+from gdrcheck.lower.builder import PathState, Placement
+from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal
 
 SCOPE_TAG = {"cta": "CTA", "gpu": "GPU", "sys": "SYS"}
+PROXY_TAG = {"generic": None, "surface": "SUR", "texture": "TEX", "constant": "CON"}
+FENCE_TAGS = {
+    "proxy.alias": {"PFALIAS"},
+    "proxy.surface": {"PFSUR"},
+    "proxy.texture": {"PFTEX"},
+    "proxy.constant": {"PFCON"},
+    "proxy.async": {"PFASYNC", "PFSHARED", "PFGLOBAL"},
+    "proxy.async.global": {"PFASYNC", "PFGLOBAL"},
+    "proxy.async.shared::cta": {"PFASYNC", "PFSHARED"},
+    "proxy.async.shared::cluster": {"PFASYNC", "PFSHARED"},
+}
+MBAR_UNIT = 1024
+"""What one arrival adds to an mbarrier's word (more than the transactions a phase
+expects in any litmus test)."""
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The memory of a PTX test: locations, virtual aliases, shared words, mbarriers."""
+
+    physical: dict[str, str] = field(default_factory=dict)  # name -> its location's name
+    virtual: dict[str, str] = field(default_factory=dict)  # name -> its virtual address
+    shared: dict[str, int] = field(default_factory=dict)  # shared word -> initial value
+    mbarriers: dict[str, int] = field(default_factory=dict)  # mbarrier -> arrivals/phase
+
+    @staticmethod
+    def of(test: A.Test) -> Memory:
+        mem = Memory()
+        for item in test.init:
+            if isinstance(item, A.InitLoc):
+                mem.physical[str(item.loc)] = str(item.loc)
+                mem.virtual[str(item.loc)] = str(item.loc)
+            elif isinstance(item, A.AliasDecl):
+                mem.physical[item.name] = mem.physical.get(item.target, item.target)
+                # a generic alias is a second virtual address; a surface, texture or
+                # constant reference uses its target's address through another proxy
+                mem.virtual[item.name] = (item.name if item.proxy == "generic"
+                                          else mem.virtual.get(item.target, item.target))
+            elif isinstance(item, A.SharedDecl):
+                mem.shared[item.name] = item.value
+            elif isinstance(item, A.MbarrierDecl):
+                mem.mbarriers[item.name] = item.count
+        return mem
+
+    def is_shared(self, name: str) -> bool:
+        return name in self.shared or name in self.mbarriers
+
+    def locate(self, ref: A.LocRef, place: Placement) -> tuple[str, str | None]:
+        """The location of ``ref`` for a thread at ``place``, and its virtual address
+        when that differs."""
+        name = str(ref)
+        if self.is_shared(name):
+            return shared_copy(name, place), None
+        loc = self.physical.get(name, name)
+        va = self.virtual.get(name, name)
+        return loc, (va if va != loc else None)
+
+
+def shared_copy(name: str, place: Placement) -> str:
+    """The CTA's copy of a shared-memory word."""
+    if place.gpu in (None, 0):
+        return f"{name}:cta{place.cta or 0}"
+    return f"{name}:gpu{place.gpu}.cta{place.cta or 0}"
+
 COND = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
 
 
@@ -66,36 +160,103 @@ def loc_name(loc: A.LocRef) -> str:
     return str(loc)
 
 
+_ASYNC_INSTRS = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxMbarArrive, A.PtxMbarWait)
+
+
 def step(
     st: PathState, ins: A.Instr, label: str, labels: dict[str, int],
-    resolve: Callable[[A.LocRef], str] = loc_name,
+    resolve: Callable[[A.LocRef], str] = loc_name, memory: Memory | None = None,
 ) -> Iterator[PathState]:
     here = st.pc
     st.pc += 1
+
+    def where(ref: A.LocRef) -> tuple[str, str | None, set[str]]:
+        """Location, virtual address and state-space tags of ``ref``."""
+        if memory is None:
+            return resolve(ref), None, set()
+        loc, va = memory.locate(ref, st.place)
+        return loc, va, ({"SHARED"} if memory.is_shared(str(ref)) else set())
+
+    if memory is None and isinstance(ins, _ASYNC_INSTRS):
+        raise UnsupportedError("mbarriers and TMA copies are supported in PTX tests only",
+                               pos=ins.pos)
     if isinstance(ins, A.PtxLoad):
         tags, scope = _mem_tags(ins.sem, ins.scope, "load")
         if "REL" in tags:
             raise UnsupportedError("a load cannot be '.release'", pos=ins.pos)
-        st.regs[ins.dst.name] = st.read(resolve(ins.loc), tags, label, scope=scope, pos=ins.pos)
+        loc, va, space = where(ins.loc)
+        ptag = PROXY_TAG[ins.proxy]
+        st.regs[ins.dst.name] = st.read(loc, tags | space | ({ptag} if ptag else set()), label,
+                                        scope=scope, pos=ins.pos, vloc=va)
     elif isinstance(ins, A.PtxStore):
         tags, scope = _mem_tags(ins.sem, ins.scope, "store")
         if "ACQ" in tags:
             raise UnsupportedError("a store cannot be '.acquire'", pos=ins.pos)
-        st.emit("W", resolve(ins.loc), tags, label, value=value(st, ins.value),
-                scope=scope, pos=ins.pos)
+        loc, va, space = where(ins.loc)
+        ptag = PROXY_TAG[ins.proxy]
+        st.emit("W", loc, tags | space | ({ptag} if ptag else set()), label,
+                value=value(st, ins.value), scope=scope, pos=ins.pos, vloc=va)
     elif isinstance(ins, (A.PtxAtom, A.PtxRed)):
-        yield from _rmw(st, ins, label, resolve(ins.loc))
+        loc, va, space = where(ins.loc)
+        yield from _rmw(st, ins, label, loc, space, va)
         return
     elif isinstance(ins, A.PtxAsyncStore):
         # the async proxy's write (PTX ISA 8.9.1.1: ordered after the thread's prior
         # instructions, not part of its program order: the models decide)
-        st.emit("W", resolve(ins.loc), {"WEAK", "ASYNC"}, label, value=value(st, ins.value),
-                pos=ins.pos)
+        loc, va, space = where(ins.loc)
+        w = st.emit("W", loc, {"WEAK", "ASYNC"} | space, label, value=value(st, ins.value),
+                    pos=ins.pos, vloc=va)
+        st.asyncs.groups[-1].append(w.eid)
+    elif isinstance(ins, A.PtxBulkLoad):
+        assert memory is not None
+        _bulk_load(st, ins, label, memory, where)
+    elif isinstance(ins, A.PtxBulkStore):
+        _bulk_store(st, ins, label, where)
+    elif isinstance(ins, A.PtxBulkCommit):
+        st.asyncs.groups.append([])
+    elif isinstance(ins, A.PtxMbarArrive):
+        loc, _, _ = where(ins.mbar)
+        sem = "REL" if ins.sem == "release" else "RLX"
+        tags = {"CTA", "ATOM", "MBAR", "MBARRIVE", "SHARED"}
+        rv = st.read(loc, tags | {"RLX"}, label, scope="cta", pos=ins.pos)
+        add = MBAR_UNIT - (ins.expect_tx or 0)
+        w = st.emit("W", loc, tags | {sem}, label, value=BinOp("add", rv, add), scope="cta",
+                    pos=ins.pos)
+        st.builder.rmw.add((rv.eid, w.eid))
+    elif isinstance(ins, A.PtxMbarWait):
+        assert memory is not None
+        loc, _, _ = where(ins.mbar)
+        name = str(ins.mbar)
+        phase = st.asyncs.waits.get(name, 0)
+        st.asyncs.waits[name] = phase + 1
+        sem = "ACQ" if ins.sem == "acquire" else "RLX"
+        rv = st.read(loc, {sem, "CTA", "MBAR", "MBWAIT", "SHARED"}, label, scope="cta",
+                     pos=ins.pos)
+        need = MBAR_UNIT * memory.mbarriers[name] * (phase + 1)
+        if st.assume(CmpExpr("ge", rv, need)):
+            yield st
+        return
     elif isinstance(ins, A.PtxAsyncWait):
-        st.emit("F", None, {"ASYNCWAIT"}, label, pos=ins.pos)
+        # litmus-format.md §6.1: the open group is committed before a wait; then every
+        # committed group but the ins.groups most recent ones is complete
+        # (PTX ISA cp.async.bulk.wait_group: the completed operations have read their
+        # sources and written their destinations, the writes made visible to the
+        # executing thread; with .read, only the source reads are waited for)
+        groups = st.asyncs.groups
+        if groups[-1]:
+            groups.append([])
+        committed = groups[:-1]
+        keep = max(len(committed) - ins.groups, 0)
+        done = [e for g in committed[:keep] for e in g]
+        if ins.read:
+            done = [e for e in done if st.builder.events[e].kind == "R"]
+        else:
+            st.asyncs.groups = committed[keep:] + [groups[-1]]
+        w = st.emit("F", None, {"ASYNCWAIT"}, label, pos=ins.pos)
+        st.builder.relations["aob"].update((e, w.eid) for e in done)
     elif isinstance(ins, A.PtxFence):
         if ins.kind.startswith("proxy"):
-            st.emit("F", None, {"PROXY"}, label, pos=ins.pos)
+            st.emit("F", None, {"PROXY"} | FENCE_TAGS.get(ins.kind, set()), label, pos=ins.pos)
         else:
             kind_tags = {
                 "sc": {"SC", "ACQ_REL"},
@@ -161,10 +322,53 @@ def _target(labels: dict[str, int], name: str, ins: A.Goto | A.Branch) -> int:
     return labels[name]
 
 
+def _bulk_load(st: PathState, ins: A.PtxBulkLoad, label: str, memory: Memory,
+               where: Callable[[A.LocRef], tuple[str, str | None, set[str]]]) -> None:
+    """A TMA load: async read of global x, async write of shared s, the implicit
+    generic-async proxy fence, the complete-tx on the mbarrier (see the module doc)."""
+    prior = st.before()
+    src, src_va, _ = where(ins.src)
+    dst, _, _ = where(ins.dst)
+    mb, _, _ = where(ins.mbar)
+    r = st.emit("R", src, {"WEAK", "ASYNC"}, label, pos=ins.pos, agent="async", vloc=src_va)
+    w = st.emit("W", dst, {"WEAK", "ASYNC", "SHARED"}, label, value=ReadVal(r.eid),
+                pos=ins.pos, agent="async")
+    f = st.emit("F", None, {"PROXY", "PFASYNC", "PFSHARED", "PFGLOBAL", "PFIMPLICIT"}, label,
+                pos=ins.pos, agent="async")
+    tags = {"CTA", "ATOM", "MBAR", "MBCTX", "SHARED"}
+    cr = st.emit("R", mb, tags | {"RLX"}, label, scope="cta", pos=ins.pos, agent="async")
+    cw = st.emit("W", mb, tags | {"REL"}, label, value=BinOp("add", ReadVal(cr.eid), 1),
+                 scope="cta", pos=ins.pos, agent="async")
+    st.builder.rmw.add((cr.eid, cw.eid))
+    aob = st.builder.relations["aob"]
+    aob.update((p, e.eid) for p in prior for e in (r, w))
+    ops = [r.eid, w.eid, f.eid, cr.eid, cw.eid]
+    aob.update((a, b) for i, a in enumerate(ops) for b in ops[i + 1:])
+
+
+def _bulk_store(st: PathState, ins: A.PtxBulkStore, label: str,
+                where: Callable[[A.LocRef], tuple[str, str | None, set[str]]]) -> None:
+    """A TMA store: async read of shared s, async write of global x, in the thread's
+    open bulk group."""
+    prior = st.before()
+    src, _, _ = where(ins.src)
+    dst, dst_va, _ = where(ins.dst)
+    r = st.emit("R", src, {"WEAK", "ASYNC", "SHARED"}, label, pos=ins.pos, agent="async")
+    w = st.emit("W", dst, {"WEAK", "ASYNC"}, label, value=ReadVal(r.eid), pos=ins.pos,
+                agent="async", vloc=dst_va)
+    aob = st.builder.relations["aob"]
+    aob.update((p, e.eid) for p in prior for e in (r, w))
+    aob.add((r.eid, w.eid))
+    st.asyncs.groups[-1].extend([r.eid, w.eid])
+
+
 def _rmw(st: PathState, ins: A.PtxAtom | A.PtxRed, label: str,
-         loc: str) -> Iterator[PathState]:
+         loc: str, space: set[str] | None = None,
+         va: str | None = None) -> Iterator[PathState]:
     rtags, wtags = _rmw_tags(ins.sem, ins.scope)
-    rv = st.read(loc, rtags, label, scope=ins.scope, pos=ins.pos)
+    rtags |= space or set()
+    wtags |= space or set()
+    rv = st.read(loc, rtags, label, scope=ins.scope, pos=ins.pos, vloc=va)
     if isinstance(ins, A.PtxAtom):
         st.regs[ins.dst.name] = rv
         operands = [value(st, v) for v in ins.operands]
@@ -180,7 +384,7 @@ def _rmw(st: PathState, ins: A.PtxAtom | A.PtxRed, label: str,
         for s, equal in branches:
             if equal:
                 w = s.emit("W", loc, wtags, label, value=operands[1], scope=ins.scope,
-                           pos=ins.pos)
+                           pos=ins.pos, vloc=va)
                 s.builder.rmw.add((rv.eid, w.eid))
             yield s
         return
@@ -192,7 +396,7 @@ def _rmw(st: PathState, ins: A.PtxAtom | A.PtxRed, label: str,
         new = BinOp(op, rv, operands[0])
     else:
         raise UnsupportedError(f"unsupported atomic operation '{op}'", pos=ins.pos)
-    w = st.emit("W", loc, wtags, label, value=new, scope=ins.scope, pos=ins.pos)
+    w = st.emit("W", loc, wtags, label, value=new, scope=ins.scope, pos=ins.pos, vloc=va)
     st.builder.rmw.add((rv.eid, w.eid))
     st.builder.data.add((rv.eid, w.eid))
     yield st

@@ -46,7 +46,8 @@ def _params(folder: Path, base: Path) -> list[object]:
     return [pytest.param(f, id=str(f.relative_to(base))) for f in files]
 
 
-PEER_FILES = _params(PEERS / "herd-x86", PEERS) + _params(PEERS / "dat3m-ptx", PEERS)
+PEER_FILES = (_params(PEERS / "herd-x86", PEERS) + _params(PEERS / "dat3m-ptx", PEERS)
+              + _params(PEERS / "dat3m-ptx75", PEERS))
 EXAMPLE_FILES = _params(EXAMPLES, EXAMPLES)
 
 

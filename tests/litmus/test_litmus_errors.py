@@ -44,8 +44,9 @@ def table(rows: str, cond: str = "exists (P0:r0 == 0)", init: str = "x=0;") -> s
 CASES = [
     # instructions
     (ptx("st.weak x, 1", "foo.bar r0, x"), "4:17",
-     "unknown instruction 'foo.bar' (PTX tests support ld, st, atom, red, cp.async.bulk, fence, "
-     "membar, bar, barrier, branches, goto and register ops)"),
+     "unknown instruction 'foo.bar' (PTX tests support ld, st, suld, sust, tld, ld.const (cold), "
+     "atom, red, cp.async.bulk, mbarrier, fence, membar, bar, barrier, branches, goto and "
+     "register ops)"),
     (ptx("st.weak x, 1", "ld.acquire r0, x"), "4:17",
      "strong operation 'ld.acquire' needs a scope (.cta, .gpu or .sys)"),
     (ptx("st.release x, 1"), "4:2",
@@ -58,10 +59,10 @@ CASES = [
     (ptx("ld.gpu r1, x"), "4:2", "'ld.gpu': a scope needs a strong semantics (.relaxed, .acquire)"),
     (ptx("ld.foo.gpu r1, x"), "4:4",
      "unknown qualifier '.foo' in 'ld.foo.gpu' (ld accepts .weak, .relaxed, .acquire, .volatile, "
-     ".cta, .gpu, .sys)"),
+     ".cta, .gpu, .sys, .const, .shared, .shared::cta)"),
     (ptx("st.acquire.gpu x, 1"), "4:4",
      "unknown qualifier '.acquire' in 'st.acquire.gpu' (st accepts .weak, .relaxed, .release, "
-     ".volatile, .cta, .gpu, .sys)"),
+     ".volatile, .cta, .gpu, .sys, .shared, .shared::cta)"),
     (ptx("ld.relaxed.acquire.gpu r1, x"), "4:12",
      "'ld.relaxed.acquire.gpu' has two semantics qualifiers ('.relaxed' and '.acquire')"),
     (ptx("atom.relaxed.gpu r0, x, 1"), "4:2",
@@ -190,7 +191,7 @@ CASES = [
     (table(" P0 ;\n ld.weak r0, x ;\n", init="P3:r0=1;"), "2:3",
      "unknown thread P3 in the init block"),
     (table(" P0 ;\n ld.weak r0, x ;\n", init="S : sig;"), "2:7",
-     "unknown declaration 'sig' (expected signal, counter or host)"),
+     "unknown declaration 'sig' (expected signal, counter, host, shared or mbarrier)"),
     (table(" P0 ;\n ld.weak r0, x ;\n", init="S : signal = 1;"), "2:16",
      "a signal starts at 0 and takes no initial value: write 'S : signal;'"),
     (table(" P0 ;\n ld.weak r0, x ;\n", init="S : signal; S : counter;"), "2:15",
@@ -207,7 +208,8 @@ CASES = [
     ("PTX\n{ }\n", "1:4", "missing test name after 'PTX'"),
     ("PTX A B\n{ }\n", "1:7", "unexpected 'B' after the test name"),
     ('PTX T\n"never closed\n{ }\n', "2:1", "doc string is never closed: expected '\"'"),
-    ('PTX T\n"a"\n"b"\n{ }\n', "3:1", "a test has only one doc string"),
+    # any number of doc strings (litmus-format.md §1): the second one is never closed
+    ('PTX T\n"a"\n"b\n{ }\n', "3:1", "doc string is never closed: expected '\"'"),
     ("PTX T\n(* never closed\n{ }\n", "2:1", "comment '(*' is never closed: expected '*)'"),
     ("PTX T\n{ x = 0; } (* (* nested *)\n", "2:12",
      "comment '(*' is never closed: expected '*)'"),
