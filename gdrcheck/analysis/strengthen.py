@@ -179,13 +179,10 @@ def _release_options(test: A.Test) -> Iterator[Edit]:
         for i, ins in enumerate(th.instrs):
             if not isinstance(ins, (A.GinPut, A.GinSignal)):
                 continue
+            # givenRelease is NOT a strengthening: it tells NCCL the caller has released
+            # already, so NCCL may skip its own release (R-GIN-13); gdrcheck fix found
+            # this as a monotonicity failure on litmus/gin/19 under gin-proxy
             opts = ins.options
-            if opts.given is None:
-                for given in ("cta", "gpu", "sys"):
-                    yield Edit("given-release", 1 + SCOPE_COST[given], t, i, "replace",
-                               dataclasses.replace(ins, options=dataclasses.replace(
-                                   opts, given=given)),
-                               f"givenRelease at {given} scope")
             if opts.required is None:
                 for req in ("gpu", "sys"):
                     yield Edit("required-release", SCOPE_COST[req], t, i, "replace",
@@ -232,8 +229,8 @@ CATALOGUE: tuple[Strengthening, ...] = (
                   "R-GIN-7, R-GIN-8", _flush_before_signal),
     Strengthening("same-context", "a put issued on its signal's context", "R-GIN-2, R-GIN-4",
                   _same_context),
-    Strengthening("release options", "givenRelease / requiredRelease on a put or signal",
-                  "R-GIN-9, R-GIN-10", _release_options),
+    Strengthening("required-release", "requiredRelease on a put or signal",
+                  "R-GIN-13", _release_options),
     Strengthening("strict-window", "a window registered NCCL_WIN_STRICT_ORDERING",
                   "R-GIN-12, DeepEP #674", _strict_windows),
     Strengthening("shmem.fence / shmem.quiet", "shmem.fence or shmem.quiet between two "

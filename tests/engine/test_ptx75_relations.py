@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.engine.base import Frame, base_env
 from gdrcheck.litmus import load_litmus, parse_litmus
 from gdrcheck.lower import lower
-from gdrcheck.runner import check_test
 
 
 def _env(text: str) -> tuple[dict[str, object], dict[str, int]]:
@@ -44,7 +45,7 @@ def test_ptx_does_not_accept_ptx75_tests_and_ptx75_judges_them() -> None:
     test = parse_litmus("PTX A\n{ x = 0; y @ generic aliases x; }\n P0 ;\n st.weak x, 1 ;\n"
                         " fence.proxy.alias ;\n ld.weak r0, y ;\nexists (0:r0 == 0)\n")
     for engine in ("smt", "explicit"):
-        assert check_test(test, "ptx75", engine=engine).verdict == "Forbidden"
+        assert check_test(test, "ptx75", options=CheckOptions(engine=engine)).verdict == "Forbidden"
     try:
         check_test(test, "ptx")
     except Exception as err:  # noqa: BLE001 - the runner's own error type
