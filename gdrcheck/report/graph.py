@@ -113,6 +113,12 @@ def _agent_order(agent: str) -> tuple[object, ...]:
             agent)
 
 
+def _agent_name(key: tuple[object, ...]) -> str:
+    """The agent of an agent lane's key (:func:`_lanes`)."""
+    order = key[2]
+    return str(order[-1]) if isinstance(order, tuple) else str(order)
+
+
 def witness_dot(
     prog: Program,
     w: Witness,
@@ -165,7 +171,7 @@ def witness_dot(
         if key[0] == 0:
             label = "init"
         elif key[0] == 2:
-            label = str(key[2][-1])
+            label = _agent_name(key)
         else:
             label = f"P{key[3]}"
         lines.append(indent + cluster(label, "style=rounded; color=gray60; fontsize=10;"))
@@ -197,7 +203,7 @@ def witness_dot(
             lines.append("  }")
         else:
             rank = gkey[1]
-            kinds = sorted({"proxy" if str(k[2][-1]).startswith("proxy") else "NIC"
+            kinds = sorted({"proxy" if _agent_name(k).startswith("proxy") else "NIC"
                             for k in members})
             lines.append("  " + cluster(f"{' and '.join(kinds)} of rank {rank}",
                                         "style=dashed; color=steelblue;"))
