@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gdrcheck.analysis.check import chosen_variants
-from gdrcheck.analysis.explain import explain
+from gdrcheck.analysis.explain import Explanation, explain
 from gdrcheck.analysis.models import ModelSpec, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat import ast as C
@@ -170,10 +170,12 @@ def ordering_of(prog: Program, w: Witness, stmts: Sequence[C.Stmt],
 
 def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
                variants: Sequence[str] = (), show: str = "witness",
-               options: CheckOptions = DEFAULT_OPTIONS) -> Drawing | None:
+               options: CheckOptions = DEFAULT_OPTIONS,
+               explanation: Explanation | None = None) -> Drawing | None:
     """The picture of one result of ``gdrcheck check``: its witness, or, when the
     outcome is forbidden, the candidate execution of ``gdrcheck explain`` with the
-    first cycle in bold. None when there is nothing to draw (Unknown)."""
+    first cycle in bold. None when there is nothing to draw (Unknown).
+    ``explanation``: the result's explanation when the caller has it already."""
     spec = ModelSpec.of(model)
     prog = lower(test, options.unroll)
     w = res.witness
@@ -181,7 +183,7 @@ def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
     title = f"{test.name} under {res.model}: {res.verdict}"
     if res.positive is False or (test.condition.quantifier == "forall"
                                  and res.negative is False):
-        x = explain(test, spec, variants, options)
+        x = explanation or explain(test, spec, variants, options)
         cyc = next((c for c in x.cycles if c.edges and c.execution is not None), None)
         if cyc is not None:
             w = cyc.execution
