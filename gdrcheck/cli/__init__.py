@@ -18,6 +18,7 @@ from gdrcheck.cli.hw import hw
 from gdrcheck.cli.models import models
 from gdrcheck.cli.refines import refines
 from gdrcheck.cli.run import run
+from gdrcheck.cli.serve import serve
 from gdrcheck.cli.sweep import sweep
 from gdrcheck.cli.validate import validate
 from gdrcheck.cli.verdicts import verdicts
@@ -32,5 +33,5 @@ def main() -> None:
 
 
 for command in (check, refines, models, run, explain, sweep, diff, generate, hw, verdicts,
-                validate):
+                validate, serve):
     main.add_command(command)
