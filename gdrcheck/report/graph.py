@@ -210,11 +210,15 @@ def witness_dot(
             for key in members:
                 lane(key, "    ")
             lines.append("  }")
-    # -- lanes left to right in the order above: their first events on one rank ---
+    # -- lanes left to right in the order above: an invisible root whose edges to the
+    # lanes' first events keep their order (ordering=out). Not a rank=same chain across
+    # clusters: with newrank that aborts Graphviz 16's mincross (dot and Viz.js alike)
+    # on one picture in six of the library.
     firsts = [f"e{lanes[key][0].eid}" for members in groups.values() for key in members
               if lanes[key]]
     if len(firsts) > 1:
-        lines.append("  { rank=same; " + " -> ".join(firsts) + " [style=invis]; }")
+        lines.append("  lanes [shape=point, style=invis, width=0, ordering=out];")
+        lines.extend(f"  lanes -> {n} [style=invis];" for n in firsts)
     # -- po (and the vertical order of agent lanes) -----------------------------
     hl = {(a, b, label.split(" ", 1)[0]) for a, b, label in highlight}
     for key, evs in lanes.items():
