@@ -41,7 +41,7 @@ from starlette.staticfiles import StaticFiles
 
 from gdrcheck.web import jobs
 from gdrcheck.web.library import Library
-from gdrcheck.web.sandbox import run_isolated
+from gdrcheck.web.sandbox import run_isolated, start_workers
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -97,6 +97,7 @@ def create_app(include_dirs: Sequence[str] = (), limits: Limits | None = None,
     dirs = tuple(str(d) for d in include_dirs)
     lib = library or Library(dirs)
     catalogue = jobs.models_catalogue(dirs)
+    start_workers(dirs)
     gate = asyncio.Semaphore(lim.workers)
 
     async def isolated(target: Callable[[dict[str, Any]], dict[str, Any]],

@@ -4,13 +4,15 @@ A hostile test can neither hang the server (the worker is killed at the timeout)
 crash it (a worker that dies, of a segfault, a stack overflow or the memory limit, is
 reported as such; the server goes on). Workers are forked from a fork server that has
 imported gdrcheck already (``multiprocessing``'s ``forkserver`` start method, with
-:mod:`gdrcheck.web.jobs` preloaded), so a check starts in milliseconds, and never from
-the server itself (its threads and its event loop stay out of the child).
+:mod:`gdrcheck.web.warm` preloaded: the models parsed), so a check starts in
+milliseconds, and never from the server itself (its threads and its event loop stay
+out of the child).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import resource
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +20,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 _CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(["gdrcheck.web.jobs"])
+_CONTEXT.set_forkserver_preload(["gdrcheck.web.warm"])
 
 
 @dataclass
@@ -81,3 +83,13 @@ def run_isolated(target: Callable[[Any], Any], arg: Any, timeout: float,
         if proc.is_alive():
             proc.kill()
             proc.join(5)
+
+
+def start_workers(include_dirs: tuple[str, ...] = ()) -> None:
+    """Start the fork server now (it loads the models: about a second), not on the
+    first request. The ``-I`` directories reach it through the environment; the fork
+    server is started once per process, so the first call's directories count."""
+    from gdrcheck.web.warm import INCLUDE_ENV
+
+    os.environ[INCLUDE_ENV] = os.pathsep.join(include_dirs)
+    run_isolated(int, "0", 120)
