@@ -202,3 +202,42 @@ def test_a_library_test_loads_into_the_editor(driver: Any, url: str) -> None:
     svg = _wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#picture svg"))
     assert "may overtake" in svg[0].text
     _shot(driver, "web-library.png")
+
+
+def test_the_vendored_renderer_draws_the_library_pictures(driver: Any, url: str) -> None:
+    """Every picture of a sample of the library (each test under its Expect= models)
+    renders in Viz.js: a layout that aborts Graphviz (as a rank=same chain across
+    clusters with newrank did, on one picture in six) fails here."""
+    from gdrcheck.analysis.check import check_test
+    from gdrcheck.analysis.drawing import drawing_of
+    from gdrcheck.analysis.models import expected_specs
+    from gdrcheck.errors import InputError
+    from gdrcheck.litmus import load_litmus
+    from gdrcheck.report.graph import drawing_dot
+
+    root = Path(__file__).resolve().parents[2] / "litmus"
+    dots: list[str] = []
+    for f in sorted(root.glob("*/*.litmus"))[::6]:
+        try:
+            test = load_litmus(f)
+            for spec in expected_specs(test)[:2]:
+                d = drawing_of(test, spec, check_test(test, spec))
+                if d is not None:
+                    dots.append(drawing_dot(d))
+        except InputError:
+            continue
+    assert len(dots) > 40
+    driver.get(url + "/")
+    _wait(lambda: driver.execute_script("return document.body.dataset.ready") == "1")
+    driver.set_script_timeout(180)
+    failed = driver.execute_async_script("""
+        const [dots, done] = arguments;
+        (async () => {
+          const bad = [];
+          for (const [i, dot] of dots.entries()) {
+            const viz = await Viz.instance();  // a fresh instance: an abort poisons one
+            try { viz.renderSVGElement(dot); } catch (e) { bad.push(i + ": " + e); }
+          }
+          done(bad);
+        })();""", dots)
+    assert failed == []
