@@ -32,7 +32,8 @@ LAYERS: dict[str, set[str]] = {
     "api": {"errors", "litmus", "engine", "analysis", "report"},
     "pytest_plugin": {"errors", "litmus", "engine", "analysis", "report"},
     "cli": {"errors", "litmus", "cat", "lower", "engine", "analysis", "gen", "report",
-            "batch", "hw"},
+            "batch", "hw", "web"},
+    "web": {"errors", "litmus", "cat", "analysis", "report", "api"},
     # the documented names of gen's strategies
     "strategies": {"gen"},
     "gin_strategies": {"gen"},

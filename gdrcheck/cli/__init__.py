@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "sweep": "gdrcheck.cli.sweep",
     "diff": "gdrcheck.cli.diff",
     "fix": "gdrcheck.cli.fix",
+    "serve": "gdrcheck.cli.serve",
     "generate": "gdrcheck.cli.generate",
     "hw": "gdrcheck.cli.hw",
     "verdicts": "gdrcheck.cli.verdicts",

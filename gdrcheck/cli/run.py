@@ -51,6 +51,10 @@ if TYPE_CHECKING:
               "--timeout, else never).")
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write a JUnit XML report (one testcase per test and model).")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Also write a static HTML report to this directory: a "
+              "tests x models matrix and a page per test (text, verdicts, explanation, "
+              "picture); it opens from the file system.")
 @include_option
 @engine_option
 @states_option("List every final state in the records.")
@@ -59,7 +63,7 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
         jobs: int | None, scheduler: str | None, results: Path, timeout: float | None,
         kill_after: float | None,
         junit: Path | None, include_dirs: tuple[str, ...], engine: str, states: bool,
-        unroll: int) -> None:
+        unroll: int, html_dir: Path | None = None) -> None:
     """Check the litmus files of PATHS (directories are walked) under their models, on
     Dask workers, appending one JSON line per (file, model) to --results.
 
@@ -128,6 +132,13 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
         click.echo(line)
     if junit is not None:
         write_junit(report, junit)
+    if html_dir is not None:
+        from gdrcheck.report.html import write_html_report
+
+        index = write_html_report(report.records, report.tests, html_dir, split(variants),
+                                  check_options(engine=engine, timeout=timeout, unroll=unroll,
+                                                include_dirs=include_dirs, states=False))
+        click.echo(f"HTML report: {index}", err=True)
     code = report.exit_code
     if missing:
         code = 2

@@ -8,6 +8,8 @@ outcome, with the cycle that rules it out in bold):
   it is placed; each NIC queue ``nicR.CTX.PEER`` and each proxy ``proxyR`` of a
   rank; the initial writes in a lane of their own;
 - nodes ``a: W x@1=1`` (herd's letters, in event order), with the instruction below;
+- an ``issue`` edge (grey) from a GIN or NVSHMEM call to the events that carry it out:
+  its proxy's, then the first of each NIC queue;
 - ``po`` black between consecutive events of a thread, ``rf`` red, ``co`` blue
   between consecutive writes of a location (herd's co-last), ``fr`` orange dashed
   (from a read to the write after the one it read from), the engines' extra orders
@@ -17,7 +19,14 @@ outcome, with the cycle that rules it out in bold):
   ``sync-barrier`` and the members of ``gin-hb`` (the GIN and NVSHMEM bridge edges:
   ``issue-rel``, ``publish-bundled``, ``publish-strong``, ``nic-sync``, ``gdr-seen``,
   ``push``, ``flush``, ...) or of ``ghb`` (x86-TSO: ``ppo``, ``mfence``, ...),
-  each in its own colour, labelled with its name, evaluated on the drawn execution.
+  each in its own colour, labelled with its name, evaluated on the drawn execution;
+- for an implementation model (one with an arrival order, specs/pcie.cat), always:
+  the arrival order ``arrive`` (teal, its immediate steps) and, dashed in red-brown
+  from the later access to the earlier one, each overtake the model allows, named by
+  the relation that allows it (``pcie-pass``: Relaxed Ordering; ``ib-unordered``);
+- lanes left to right by rank, then CTA, then thread, then agent (NIC queues, proxy);
+  events of a set the model never names (a proxy's, under a model without one) are
+  left out, so no lane is drawn empty.
 
 The DOT text is written by this module (no Python binding needed); ``.svg``, ``.png``
 and ``.pdf`` files are rendered by Graphviz's ``dot`` program. Without it, the DOT
@@ -41,7 +50,8 @@ INSTALL_HINT = ("install Graphviz to render it: apt-get install graphviz (Debian
                 "brew install graphviz (macOS) or conda install graphviz")
 
 BASE_COLOURS = {"po": "black", "rf": "red", "co": "blue", "fr": "orange",
-                "fso": "purple", "syncbar": "darkgreen"}
+                "fso": "purple", "syncbar": "darkgreen", "issue": "gray45",
+                "arrive": "teal", "overtake": "tan4"}
 PALETTE = ("darkviolet", "deeppink3", "forestgreen", "darkorange3", "dodgerblue3",
            "goldenrod3", "firebrick", "cyan4", "magenta3", "sienna", "slateblue",
            "olivedrab")
@@ -73,23 +83,40 @@ def _node_label(name: str, e: WitnessEvent) -> str:
     return f"{name}: {text or 'F'}"
 
 
-def _lanes(prog: Program, w: Witness) -> dict[tuple[object, ...], list[WitnessEvent]]:
+def _lanes(prog: Program, w: Witness, hidden: frozenset[int] = frozenset()
+           ) -> dict[tuple[object, ...], list[WitnessEvent]]:
     """Lane key -> its events in order. Keys sort as they are drawn, left to right:
     (0, "init"), (1, gpu, cta, thread) for threads, (2, rank, agent) for agents."""
     lanes: dict[tuple[object, ...], list[WitnessEvent]] = {}
     for e in w.events:
+        if e.eid in hidden:
+            continue
         ev = prog.events[e.eid]
         key: tuple[object, ...]
         if e.thread < 0:
             key = (0, "init")
         elif e.agent:
-            key = (2, ev.rank if ev.rank is not None else -1, e.agent)
+            key = (2, ev.rank if ev.rank is not None else -1, _agent_order(e.agent))
         else:
             gpu = -1 if ev.gpu is None else ev.gpu
             cta = -1 if ev.cta is None else ev.cta
             key = (1, gpu, cta, e.thread)
         lanes.setdefault(key, []).append(e)
     return dict(sorted(lanes.items(), key=lambda kv: kv[0]))
+
+
+def _agent_order(agent: str) -> tuple[object, ...]:
+    """NIC queues (``nicR.CTX.PEER``, by peer number), then proxies."""
+    parts = agent.split(".")
+    kind = 1 if agent.startswith("proxy") else 0
+    return (kind, *[(0, int(x), "") if x.isdigit() else (1, 0, x) for x in parts],
+            agent)
+
+
+def _agent_name(key: tuple[object, ...]) -> str:
+    """The agent of an agent lane's key (:func:`_lanes`)."""
+    order = key[2]
+    return str(order[-1]) if isinstance(order, tuple) else str(order)
 
 
 def witness_dot(
@@ -99,11 +126,16 @@ def witness_dot(
     title: str = "",
     relations: Mapping[str, Sequence[Pair]] | None = None,
     highlight: Sequence[tuple[int, int, str]] = (),
+    hidden: frozenset[int] = frozenset(),
+    arrival: Sequence[Pair] = (),
+    overtakes: Sequence[tuple[int, int, str]] = (),
 ) -> str:
     """The execution ``w`` of ``prog`` as DOT text (see the module docstring).
     ``relations``: further named relations to draw; ``highlight``: edges
-    ``(from, to, label)`` drawn in bold (a cycle)."""
-    drawn = {e.eid for e in w.events}
+    ``(from, to, label)`` drawn in bold (a cycle); ``hidden``: events left out;
+    ``arrival`` and ``overtakes``: the arrival order and the overtakes it allows
+    (:class:`gdrcheck.analysis.drawing.Drawing`)."""
+    drawn = {e.eid for e in w.events if e.eid not in hidden}
     order = [e.eid for e in w.events if e.thread >= 0]
     name = {eid: letters(i) for i, eid in enumerate(sorted(order))}
     for e in w.events:
@@ -116,7 +148,7 @@ def witness_dot(
              "  node [shape=none, fontname=\"Helvetica\", fontsize=11, margin=0.05];",
              "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];"]
     # -- lanes ------------------------------------------------------------------
-    lanes = _lanes(prog, w)
+    lanes = _lanes(prog, w, hidden)
     # left to right: init, unplaced threads, then per rank its GPU and its NIC/proxy
     groups: dict[tuple[object, ...], list[tuple[object, ...]]] = {}
     for key in lanes:
@@ -139,7 +171,7 @@ def witness_dot(
         if key[0] == 0:
             label = "init"
         elif key[0] == 2:
-            label = str(key[2])
+            label = _agent_name(key)
         else:
             label = f"P{key[3]}"
         lines.append(indent + cluster(label, "style=rounded; color=gray60; fontsize=10;"))
@@ -171,15 +203,22 @@ def witness_dot(
             lines.append("  }")
         else:
             rank = gkey[1]
-            lines.append("  " + cluster(f"NIC and proxy of rank {rank}",
+            kinds = sorted({"proxy" if _agent_name(k).startswith("proxy") else "NIC"
+                            for k in members})
+            lines.append("  " + cluster(f"{' and '.join(kinds)} of rank {rank}",
                                         "style=dashed; color=steelblue;"))
             for key in members:
                 lane(key, "    ")
             lines.append("  }")
-    # -- lanes left to right in the order above: their first events on one rank ---
-    firsts = [f"e{evs[0].eid}" for evs in lanes.values() if evs]
+    # -- lanes left to right in the order above: an invisible root whose edges to the
+    # lanes' first events keep their order (ordering=out). Not a rank=same chain across
+    # clusters: with newrank that aborts Graphviz 16's mincross (dot and Viz.js alike)
+    # on one picture in six of the library.
+    firsts = [f"e{lanes[key][0].eid}" for members in groups.values() for key in members
+              if lanes[key]]
     if len(firsts) > 1:
-        lines.append("  { rank=same; " + " -> ".join(firsts) + " [style=invis]; }")
+        lines.append("  lanes [shape=point, style=invis, width=0, ordering=out];")
+        lines.extend(f"  lanes -> {n} [style=invis];" for n in firsts)
     # -- po (and the vertical order of agent lanes) -----------------------------
     hl = {(a, b, label.split(" ", 1)[0]) for a, b, label in highlight}
     for key, evs in lanes.items():
@@ -213,6 +252,31 @@ def witness_dot(
     for rel in ("fso", "syncbar"):
         for a, b in sorted(w.extra.get(rel, [])):
             edge(a, b, rel, BASE_COLOURS[rel])
+    # -- issue: a call to the events that carry it out ------------------------------
+    by_op: dict[int, list[WitnessEvent]] = {}
+    for e in w.events:
+        op = prog.events[e.eid].op
+        if op is not None and e.eid in drawn:
+            by_op.setdefault(op, []).append(e)
+    for _op, evs in sorted(by_op.items()):
+        issuers = [e for e in evs if not e.agent]
+        proxies = [e for e in evs if e.agent.startswith("proxy")]
+        queues: dict[str, WitnessEvent] = {}
+        for e in evs:
+            if e.agent and not e.agent.startswith("proxy"):
+                queues.setdefault(e.agent, e)
+        for src in issuers[:1]:
+            heads = proxies[:1] or list(queues.values())
+            for dst in heads:
+                edge(src.eid, dst.eid, "issue", BASE_COLOURS["issue"], ", style=bold")
+            for p in proxies[:1]:
+                for dst in queues.values():
+                    edge(p.eid, dst.eid, "issue", BASE_COLOURS["issue"], ", style=bold")
+    # -- arrival order and the overtakes it allows ---------------------------------
+    for a, b in arrival:
+        edge(a, b, "arrive", BASE_COLOURS["arrive"])
+    for later, earlier, why in overtakes:
+        edge(later, earlier, why, BASE_COLOURS["overtake"], ", style=dashed, penwidth=1.8")
     # -- the model's relations ------------------------------------------------------
     for i, (rel, pairs) in enumerate((relations or {}).items()):
         colour = PALETTE[i % len(PALETTE)]
@@ -271,4 +335,5 @@ def numbered(path: str | Path, index: int, test: str, model: str) -> Path:
 def drawing_dot(d: Drawing) -> str:
     """The DOT text of one result's picture (:func:`gdrcheck.analysis.drawing.drawing_of`)."""
     return witness_dot(d.program, d.execution, title=d.title, relations=d.relations,
-                       highlight=d.highlight)
+                       highlight=d.highlight, hidden=d.hidden, arrival=d.arrival,
+                       overtakes=d.overtakes)

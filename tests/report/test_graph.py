@@ -47,8 +47,9 @@ def test_lanes_per_agent_grouped_by_rank_and_cta() -> None:
     dot = _dot(GIN09, "gin-gdaki+pcie-ro")
     assert dot.startswith("digraph G {") and dot.rstrip().endswith("}")
     lanes = _clusters(dot)
+    # gin-gdaki has no proxy (it never names PXY): no proxy lane
     assert lanes == ["init", "GPU 0 (rank 0, node 0)", "CTA 0", "P0",
-                     "NIC and proxy of rank 0", "nic0.c0.1", "proxy0",
+                     "NIC of rank 0", "nic0.c0.1",
                      "GPU 1 (rank 1, node 1)", "CTA 0", "P1"]
     # herd's node names, with the instruction below the access
     assert 'label="k: R f@1=1\\nld.acquire.sys r1, f"' in dot
@@ -153,3 +154,100 @@ def test_explain_graph(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["explain", str(GIN01), "-m", "gin-api", "--graph", str(out)])
     assert r.exit_code == 0, r.output
     assert "penwidth=2.5" in out.read_text()
+
+
+NV03 = ROOT / "litmus" / "nvshmem" / "03-MP+put+put_signal.litmus"
+NV07 = ROOT / "litmus" / "nvshmem" / "07-WRC+put+fence+signal.litmus"
+
+WRC_REVERSED = """GIN WRC3-reversed
+{ x = 0; S = 0; T = 0; buf@2 = 1; }
+ P0@cta 0,gpu 2,node 2       | P1@cta 0,gpu 1,node 1       | P2@cta 0,gpu 0,node 0     ;
+ shmem.put_nbi x@0, buf      | shmem.wait_until S, >=, 1   | shmem.wait_until T, >=, 1 ;
+ shmem.fence                 | shmem.signal_op T@0, 1, add | ld.relaxed.sys r0, x      ;
+ shmem.signal_op S@1, 1, add |                             |                           ;
+exists (2:r0 = 0)
+"""
+
+
+def _dot_text(text: str, model: str) -> str:
+    from gdrcheck.litmus import parse_litmus
+
+    test = parse_litmus(text, "wrc.litmus")
+    d = drawing_of(test, model, check_test(test, model))
+    assert d is not None
+    return drawing_dot(d)
+
+
+def _node_labels(dot: str) -> dict[int, str]:
+    return {int(a): b for a, b in re.findall(r'^\s*e(\d+) \[label="([^"]*)"', dot, re.M)}
+
+
+def test_issue_edges_from_a_call_to_its_nic_events() -> None:
+    dot = _dot(GIN09, "gin-gdaki+pcie-ro")
+    labels = _node_labels(dot)
+    issue = _edges(dot, "issue")
+    # each gin.put (e0, e5) to the first event its NIC queue carries out for it
+    assert [(labels[a].split(":")[0], labels[b]) for a, b in issue] == [
+        ("a", "c: R a@0=1\\nread a@0"), ("f", "h: R b@0=1\\nread b@0")]
+    # with a CPU proxy (gin-proxy names PXY): the call, its proxy, then the NIC
+    dot = _dot(GIN01, "gin-proxy")
+    labels = _node_labels(dot)
+    steps = [(labels[a].split(":")[1].strip().split(" ")[0], labels[b]) for a, b in
+             _edges(dot, "issue")]
+    assert steps[0] == ("gin.put", "b: proxy")
+    assert steps[1][0] == "proxy" and steps[1][1].startswith("c: R buf@0")
+
+
+def test_no_empty_proxy_lanes_under_a_model_without_a_proxy() -> None:
+    for model in ("gin-api", "gin-gdaki"):
+        dot = _dot(GIN01, model)
+        assert "proxy0" not in dot and "proxy" not in " ".join(_clusters(dot)), model
+        assert "NIC of rank 0" in _clusters(dot)
+    dot = _dot(GIN01, "gin-proxy")
+    assert "proxy0" in _clusters(dot) and "NIC and proxy of rank 0" in _clusters(dot)
+
+
+def test_three_ranks_come_out_in_rank_order() -> None:
+    # the threads are declared rank 2, 1, 0: the lanes are still rank 0, 1, 2, each
+    # rank's GPU followed by its NIC queues, in peer order
+    for dot in (_dot_text(WRC_REVERSED, "nvshmem-ibgda"), _dot(NV07, "nvshmem-ibgda")):
+        ranks = [c for c in _clusters(dot) if c.startswith(("GPU", "NIC"))]
+        order = [int(re.search(r"rank (\d+)", c).group(1)) for c in ranks]  # type: ignore[union-attr]
+        assert order == sorted(order) and set(order) == {0, 1, 2}, ranks
+        queues = [c for c in _clusters(dot) if c.startswith("nic")]
+        assert queues == sorted(queues, key=lambda q: [int(x) for x in q[3:].split(".")
+                                                       if x.isdigit()])
+        # the invisible chain that places lanes left to right follows the clusters
+        assert "rank=same" not in dot  # it aborts Graphviz 16 with newrank and clusters
+        firsts = [int(x) for x in re.findall(r"^  lanes -> e(\d+) \[style=invis\];", dot, re.M)]
+        assert "ordering=out" in dot
+        cluster_firsts = [int(m) for m in re.findall(
+            r'subgraph cluster_\d+ \{ label="(?:init|P\d+|nic[^"]*|proxy\d+)";[^\n]*\n\s*e(\d+)',
+            dot)]
+        assert firsts == cluster_firsts
+
+
+def test_relaxed_ordering_overtake_is_drawn_for_an_allowed_outcome() -> None:
+    # nic-atomic-pcie: the signal's AtomicOp may pass the earlier RO write of x
+    # (specs/pcie.cat, R-PCIE-4), which is why 1:r0=0 is Allowed
+    dot = _dot(NV03, "nvshmem-ibgda+nic-atomic-pcie")
+    labels = _node_labels(dot)
+    why = "may overtake: Relaxed Ordering (pcie-pass)"
+    passes = {(labels[a].split("\\n")[0].split(": ")[1], labels[b].split("\\n")[0].split(": ")[1])
+              for a, b in _edges(dot, why)}
+    assert ("W S@1=1", "W x@1=1") in passes
+    assert all("style=dashed" in ln for ln in dot.splitlines() if why in ln)
+    # gin-gdaki+pcie-ro: the flag's RO write may pass the data's (R-PCIE-1)
+    dot = _dot(GIN09, "gin-gdaki+pcie-ro")
+    labels = _node_labels(dot)
+    assert [(labels[a][:1], labels[b][:1]) for a, b in _edges(dot, why)] == [("i", "d")]
+    # without Relaxed Ordering nothing may pass: the default model forbids the outcome
+    # and draws the arrival order the cycle runs through, and no overtake
+    dot = _dot(GIN09, "gin-gdaki")
+    assert not _edges(dot, why) and "may overtake" not in dot
+    assert _edges(dot, "arrive")
+
+
+def test_api_models_draw_no_arrival_order() -> None:
+    dot = _dot(GIN09, "gin-api")
+    assert not _edges(dot, "arrive") and "may overtake" not in dot

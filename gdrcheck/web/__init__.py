@@ -1,0 +1,12 @@
+"""``gdrcheck serve``: a local web playground over the analysis (docs/web.md).
+
+A face like the CLI: it parses and checks through :mod:`gdrcheck.analysis` and prints
+through :mod:`gdrcheck.report` (the ``gdrcheck.check/2`` records, the explanations,
+the sweeps and the pictures of ``--graph``), never through the engine's internals.
+
+- :mod:`gdrcheck.web.app`: the Starlette application (pages and JSON endpoints);
+- :mod:`gdrcheck.web.jobs`: what one request computes, run in a worker process;
+- :mod:`gdrcheck.web.sandbox`: the worker processes (a timeout, a memory limit, kill);
+- :mod:`gdrcheck.web.library`: the litmus files the page may load, by name from a list;
+- ``static/``: the page, with the vendored CodeMirror 6 and Viz.js (``static/vendor``).
+"""

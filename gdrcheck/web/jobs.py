@@ -1,0 +1,108 @@
+"""What one request of the page computes (run in a worker process,
+:mod:`gdrcheck.web.sandbox`): plain dicts in, plain dicts out (they pickle and they
+are the JSON the page reads).
+
+Every answer has ``error``: None, or ``{"message", "line", "col", "location"}`` for bad
+input (the position in the test's text, for the editor to mark)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gdrcheck.analysis.models import ModelSpec, accepting_models, get_model, load_models
+from gdrcheck.analysis.options import CheckOptions
+from gdrcheck.analysis.sweep import sweep_test
+from gdrcheck.errors import InputError
+from gdrcheck.litmus import ast as A
+from gdrcheck.litmus import parse_litmus
+from gdrcheck.report.html import result_view
+from gdrcheck.report.sweep import sweep_json
+
+FILENAME = "test.litmus"
+
+
+def error_json(err: InputError) -> dict[str, Any]:
+    return {"message": err.message, "line": err.pos.line or None,
+            "col": err.pos.col or None, "location": err.location()}
+
+
+def _options(req: dict[str, Any]) -> CheckOptions:
+    return CheckOptions(timeout=req.get("solver_timeout"),
+                        include_dirs=tuple(req.get("include_dirs", ())))
+
+
+def _test(req: dict[str, Any]) -> A.Test:
+    return parse_litmus(str(req.get("text", "")), FILENAME)
+
+
+def _specs(test: A.Test, models: Sequence[str], include_dirs: Sequence[str]
+           ) -> list[ModelSpec]:
+    """The models asked for; none: every model that accepts the test."""
+    if models:
+        return [ModelSpec.parse(m) for m in models]
+    return [ModelSpec(m) for m in accepting_models(test, include_dirs)]
+
+
+def check_job(req: dict[str, Any]) -> dict[str, Any]:
+    """``{text, models, variants}`` -> ``{test, results: [{model, record, explanation,
+    explanation_text, dot, error}], error}``."""
+    options = _options(req)
+    try:
+        test = _test(req)
+        specs = _specs(test, req.get("models", ()), options.include_dirs)
+    except InputError as err:
+        return {"test": None, "results": [], "error": error_json(err)}
+    variants = [str(v) for v in req.get("variants", ())]
+    results: list[dict[str, Any]] = []
+    for spec in specs:
+        # the variants the page ticked that this model has (as --model all does)
+        try:
+            names = get_model(spec.name, options.include_dirs).variant_names
+            extra = [v for v in variants if v in names]
+            view = result_view(test, spec, extra, options)
+            results.append({"model": view["record"]["model"], **view, "error": None})
+        except InputError as err:
+            results.append({"model": str(spec), "record": None, "error": error_json(err)})
+        except RecursionError:
+            results.append({"model": str(spec), "record": None, "error": {
+                "message": "the test is too large to check (recursion limit)",
+                "line": None, "col": None, "location": FILENAME}})
+    return {"test": test.name, "results": results, "error": None}
+
+
+def sweep_job(req: dict[str, Any]) -> dict[str, Any]:
+    """``{text, models}`` -> ``{test, sweeps: [gdrcheck.sweep records], error}``."""
+    options = _options(req)
+    try:
+        test = _test(req)
+        specs = _specs(test, req.get("models", ()), options.include_dirs)
+    except InputError as err:
+        return {"test": None, "sweeps": [], "error": error_json(err)}
+    sweeps: list[dict[str, Any]] = []
+    for spec in specs:
+        try:
+            sweeps.append({"model": str(spec), **sweep_json(test, sweep_test(test, spec,
+                                                                             options)),
+                           "error": None})
+        except InputError as err:
+            sweeps.append({"model": str(spec), "error": error_json(err)})
+    return {"test": test.name, "sweeps": sweeps, "error": None}
+
+
+def accepting_job(req: dict[str, Any]) -> dict[str, Any]:
+    """``{text}`` -> ``{models: the names of the models that accept it, error}``."""
+    try:
+        test = _test(req)
+        return {"models": accepting_models(test, tuple(req.get("include_dirs", ()))),
+                "error": None}
+    except InputError as err:
+        return {"models": [], "error": error_json(err)}
+
+
+def models_catalogue(include_dirs: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Every model on the search path: name, title, what it accepts, its variants."""
+    models, _errors = load_models(include_dirs)
+    return [{"name": name, "title": m.title or "", "accepts": sorted(m.accepts),
+             "variants": [{"name": v.name, "doc": v.doc} for v in m.variants]}
+            for name, m in sorted(models.items())]
