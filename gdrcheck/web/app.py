@@ -161,6 +161,7 @@ def create_app(include_dirs: Sequence[str] = (), limits: Limits | None = None,
         Route("/api/accepting", question(jobs.accepting_job), methods=["POST"]),
         Route("/api/check", question(jobs.check_job), methods=["POST"]),
         Route("/api/sweep", question(jobs.sweep_job), methods=["POST"]),
+        Route("/api/fix", question(jobs.fix_job), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes,

@@ -90,6 +90,24 @@ def sweep_job(req: dict[str, Any]) -> dict[str, Any]:
     return {"test": test.name, "sweeps": sweeps, "error": None}
 
 
+def fix_job(req: dict[str, Any]) -> dict[str, Any]:
+    """``{text, models, variants}`` -> ``{test, fix: gdrcheck.fix/1 record, error}``."""
+    from gdrcheck.analysis.fix import fix
+    from gdrcheck.report.fix import fix_json
+
+    options = _options(req)
+    try:
+        test = _test(req)
+        variants = [str(v) for v in req.get("variants", ())]
+        specs = [s.with_variants([v for v in variants if v in get_model(
+            s.name, options.include_dirs).variant_names])
+                 for s in _specs(test, req.get("models", ()), options.include_dirs)]
+        return {"test": test.name, "fix": fix_json(test, fix(test, specs, options=options)),
+                "error": None}
+    except InputError as err:
+        return {"test": None, "fix": None, "error": error_json(err)}
+
+
 def accepting_job(req: dict[str, Any]) -> dict[str, Any]:
     """``{text}`` -> ``{models: the names of the models that accept it, error}``."""
     try:

@@ -93,6 +93,15 @@ def test_sweep(client: TestClient) -> None:
     assert any("pcie-ro" in f["variants"] and f["verdict"] == "Allowed" for f in sw["flips"])
 
 
+def test_fix(client: TestClient) -> None:
+    r = client.post("/api/fix", json={"text": SB, "models": ["x86tso"]}).json()
+    assert r["error"] is None
+    f = r["fix"]
+    assert f["schema"] == "gdrcheck.fix/1" and f["status"] == "fixed"
+    assert f["repairs"][0]["cost"] == 6  # an MFENCE in each thread (SB+mfences)
+    assert f["repairs"][0]["verdicts"] == {"x86tso": "Forbidden"}
+
+
 def test_an_error_names_its_line_and_column(client: TestClient) -> None:
     bad = SB.replace("MOV EAX,[y]", "FROB EAX,[y]")
     out = client.post("/api/check", json={"text": bad}).json()

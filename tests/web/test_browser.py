@@ -241,3 +241,19 @@ def test_the_vendored_renderer_draws_the_library_pictures(driver: Any, url: str)
           done(bad);
         })();""", dots)
     assert failed == []
+
+
+def test_fix_shows_the_cheapest_repair(driver: Any, url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(url + "/")
+    _wait(lambda: driver.execute_script("return document.body.dataset.ready") == "1")
+    driver.execute_script("window.gdrcheckEditor.dispatch({changes: {from: 0, to: "
+                          "window.gdrcheckEditor.state.doc.length, insert: arguments[0]}})", SB)
+    _wait(lambda: driver.find_elements(By.CSS_SELECTOR, '#models input[value="sc"]'))
+    for box in driver.find_elements(By.CSS_SELECTOR, "#models input:checked"):
+        if box.get_attribute("value") != "x86tso":
+            box.click()
+    driver.find_element(By.ID, "fix").click()
+    text = _wait(lambda: driver.find_element(By.ID, "fixes").text)
+    assert "Repair 1 (cost 6)" in text and "MFENCE" in text and "x86tso Forbidden" in text

@@ -256,6 +256,27 @@ $("sweep").addEventListener("click", async () => {
   status(`swept ${out.sweeps.length} model(s)`);
 });
 
+// -- fix: the cheapest strengthenings that forbid the outcome under every model -------
+$("fix").addEventListener("click", async () => {
+  status("fixing…");
+  const out = await api("/api/fix", { text: text(), ...chosen() });
+  if (out.error) { showError(out.error); status(out.status || "error"); return; }
+  showError(null);
+  const f = out.fix;
+  const lines = [`Fix ${f.test} (${f.status}): before ${Object.entries(f.before).map(([m, v]) => `${m} ${v}`).join(", ")}`];
+  f.repairs.forEach((r, n) => {
+    lines.push(`Repair ${n + 1} (cost ${r.cost}):`);
+    r.edits.forEach((e) => lines.push(`  ${e.text} [${e.entry}, cost ${e.cost}]`));
+    r.diff.forEach((d) => lines.push(`  ${d}`));
+    lines.push("After " + Object.entries(r.verdicts).map(([m, v]) => `${m} ${v}`).join(", "));
+  });
+  if (f.status === "impossible") lines.push("No set of catalogued strengthenings forbids the outcome.");
+  if (f.reason) lines.push(`Unknown: ${f.reason}`);
+  lines.push(`${f.queries} candidate set(s) checked, ${f.candidates} candidate edits`);
+  $("fixes").textContent = lines.join("\n");
+  status(`fix: ${f.status}`);
+});
+
 // -- share link: the test in the URL's fragment, deflated, base64url -------------
 function b64url(bytes) {
   let s = "";
