@@ -158,15 +158,7 @@ def test_installed_entry_point_loads_the_plugin(suite: pytest.Pytester,
     assert res.ret == pytest.ExitCode.USAGE_ERROR  # the option is gone with the plugin
 
 
-NEVER = """GIN never-satisfied
-Expect=gin-api:Forbidden
-Liveness=gin-api:Hang
-{ x = 0; buf@0 = 1; S : signal; }
- P0@cta 0,gpu 0,node 0       | P1@cta 0,gpu 1,node 1 ;
- gin.put c0, x@1, buf, sig=S | gin.wait_signal S, 2  ;
-                             | ld.relaxed.sys r0, x  ;
-exists (1:r0 = 0)
-"""
+NEVER = (Path(__file__).resolve().parent / "fixtures" / "never-satisfied.litmus").read_text()
 
 
 def test_the_pytest_plugin_fails_a_vacuous_item(pytester: pytest.Pytester) -> None:

@@ -20,15 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MP_GIN = ROOT / "litmus" / "gin" / "01-MP+put+strongsig.litmus"
 
 # one strong signal bumps S once: a wait for S >= 2 is never satisfied (R-GIN-3)
-NEVER = """GIN never-satisfied
-Expect=gin-api:Forbidden
-Liveness=gin-api:Hang
-{ x = 0; buf@0 = 1; S : signal; }
- P0@cta 0,gpu 0,node 0       | P1@cta 0,gpu 1,node 1 ;
- gin.put c0, x@1, buf, sig=S | gin.wait_signal S, 2  ;
-                             | ld.relaxed.sys r0, x  ;
-exists (1:r0 = 0)
-"""
+NEVER = (ROOT / "tests" / "fixtures" / "never-satisfied.litmus").read_text()
 
 HUGE = NEVER.replace("gin.wait_signal S, 2  ",
                      "gin.wait_signal S, 340282366920938463463374607431768211456")
