@@ -33,6 +33,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dirs", nargs="*", type=Path)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--max-queries", type=int, default=400)
     args = ap.parse_args()
     dirs = args.dirs or [ROOT / "litmus" / f for f in FAMILIES]
     rows = []
@@ -45,7 +46,10 @@ def main() -> None:
             check_s = time.perf_counter() - t0
             if all(r.verdict in ("Forbidden", "Required") for r in res):
                 continue
-            r = fix(test, specs)
+            r = fix(test, specs, max_queries=args.max_queries)
+            print(f"{d.name}/{f.name}: {r.status} cost "
+                  f"{r.repairs[0].cost if r.repairs else '-'} queries {r.queries} "
+                  f"{r.time:.2f} s", flush=True)
             rows.append({"test": f"{d.name}/{f.name}", "status": r.status,
                          "cost": r.repairs[0].cost if r.repairs else None,
                          "queries": r.queries, "candidates": r.candidates,
