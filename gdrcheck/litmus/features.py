@@ -14,8 +14,8 @@ from __future__ import annotations
 from gdrcheck.litmus import ast as A
 
 _PTX = (A.PtxLoad, A.PtxStore, A.PtxAtom, A.PtxRed, A.PtxFence, A.PtxBarrier)
-_GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinGet, A.GinWait, A.GinRead, A.GinReset,
-        A.GinBarrier)
+_GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinFlushAsync, A.GinWaitRequest, A.GinGet,
+        A.GinWait, A.GinRead, A.GinReset, A.GinBarrier)
 
 
 def instr_feature(instr: A.Instr) -> str | None:
