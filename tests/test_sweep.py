@@ -59,7 +59,7 @@ def cross_check(path: Path, model: str, sample: int = 24) -> SweepResult:
 
 def test_gin09_gdaki_every_combination() -> None:
     r = cross_check(GIN09, "gin-gdaki")
-    assert len(r.swept) == 18  # issue 13 added gdr-guide-3.7, gdaki-*, nccl-2.28/2.29/2.30.4
+    assert len(r.swept) == 19  # issue 13 added gdr-guide-3.7, gdaki-*, nccl-2.28/2.29/2.30.4
     assert r.default == "Forbidden"
     assert {"pcie-ro", "ib-waw-unordered", "adaptive-routing", "gdr-order-none"} <= set(
         r.relevant)
@@ -77,7 +77,7 @@ def test_gin09_gdaki_minimal_flips_are_the_expect_lines() -> None:
     for variants, verdict in flips.items():
         assert expected_for(test, r, variants) == verdict
     assert expected_for(test, r, ()) == r.default == "Forbidden"
-    assert r.counts() == {"Allowed": 253952, "Forbidden": 8192}
+    assert r.counts() == {"Allowed": 507904, "Forbidden": 16384}
 
 
 def test_gin22_gdaki_every_combination() -> None:
@@ -227,9 +227,9 @@ def test_cli_text() -> None:
     assert r.exit_code == 0, r.output
     out = r.stdout
     assert "Default (no variant): Forbidden" in out
-    assert "Combinations: 253952 Allowed, 8192 Forbidden (of 262144)" in out
+    assert "Combinations: 507904 Allowed, 16384 Forbidden (of 524288)" in out
     assert "Minimal variant sets" in out
-    assert "18 variant(s) swept: 8 can change this test" in out
+    assert "19 variant(s) swept: 8 can change this test" in out
 
 
 def test_cli_many_combinations_are_summarised() -> None:

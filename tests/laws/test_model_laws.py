@@ -124,7 +124,8 @@ WEAKENING = {
                   "gdr-order-none", "ro-passes-atomic+pcie-ro",
                   # issue 13: fewer releases, block-scope reservation, no GPUDirect order,
                   # a flush that does not cover gets
-                  "gdaki-release-emulated", "gdaki-cta-sharing", "gdr-guide-3.7",
+                  "gdaki-release-emulated", "gdaki-cta-sharing", "gdaki-thread-sharing",
+                  "gdr-guide-3.7",
                   "nccl-2.30.4"],
     "gin-api": ["strong-signals-not-required"],
     "nvshmem-ibgda": ["nic-atomic-pcie", "ib-waw-unordered", "adaptive-routing",
