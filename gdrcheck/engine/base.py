@@ -38,6 +38,7 @@ TAGS = (
     "NIC", "NR", "NW", "SIG", "AMO", "CTR", "LC", "RSP", "LCL", "RO", "SO",
     "STRONG", "WEAK", "LEGACY", "IDX", "VA", "INC", "ADD", "SET", "BARSIG", "BARNONE",
     "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET",
+    "FLUSHREQ", "REQWAIT", "WAITUNTIL", "SIGWAITUNTIL", "SYNCAPI", "CTAEVEN", "CTAODD",
     # the async proxy (cp.async.bulk)
     "ASYNC", "ASYNCWAIT",
     # PTX 7.5+ proxies, shared memory, mbarriers (gdrcheck/lower/ptx.py)

@@ -374,6 +374,24 @@ class GinFlush:
 
 
 @dataclass(frozen=True)
+class GinFlushAsync:
+    """``gin.flush_async c0, rq``: ncclGin::flushAsync (NCCL 2.30.3+), a flush whose
+    completion is the request ``rq``."""
+
+    ctx: str
+    request: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class GinWaitRequest:
+    """``gin.wait rq``: ncclGin::wait(request), block until ``rq`` completes."""
+
+    request: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
 class GinGet:
     """``gin.get c0, buf, x@1``: read x@1 into local buf."""
 
@@ -431,7 +449,8 @@ class ShmemCall:
 
     ``op`` is the call name without the ``shmem.`` prefix (put, put_nbi, p,
     put_signal, put_signal_nbi, signal_op, atomic_add, get, get_nbi, fence,
-    quiet, barrier_all, wait_until). Fields not used by an op are None.
+    quiet, barrier_all, wait_until, signal_wait_until). Fields not used by an op are
+    None.
     """
 
     op: str
@@ -441,12 +460,13 @@ class ShmemCall:
     signal: LocRef | None = None
     signal_value: int | None = None
     signal_op: Literal["add", "set"] | None = None
-    cmp: str | None = None  # wait_until: >=, ==, !=, >, <, <=
+    cmp: str | None = None  # wait_until, signal_wait_until: >=, ==, !=, >, <, <=
     pos: Pos = _pos()
 
 
 GinInstr = (
-    GinPut | GinSignal | GinFlush | GinGet | GinWait | GinRead | GinReset | GinBarrier | ShmemCall
+    GinPut | GinSignal | GinFlush | GinFlushAsync | GinWaitRequest | GinGet | GinWait | GinRead
+    | GinReset | GinBarrier | ShmemCall
 )
 
 Instr = X86Instr | PtxInstr | GinInstr

@@ -18,8 +18,8 @@ from __future__ import annotations
 from gdrcheck.litmus import ast as A
 
 _PTX = (A.PtxLoad, A.PtxStore, A.PtxAtom, A.PtxRed, A.PtxFence, A.PtxBarrier)
-_GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinGet, A.GinWait, A.GinRead, A.GinReset,
-        A.GinBarrier)
+_GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinFlushAsync, A.GinWaitRequest, A.GinGet,
+        A.GinWait, A.GinRead, A.GinReset, A.GinBarrier)
 
 
 _PTX75 = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxBulkCommit, A.PtxMbarArrive, A.PtxMbarWait)

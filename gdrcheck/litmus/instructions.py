@@ -20,6 +20,7 @@ from gdrcheck.litmus.ast import (
     Const,
     GinBarrier,
     GinFlush,
+    GinFlushAsync,
     GinGet,
     GinOptions,
     GinPut,
@@ -27,6 +28,7 @@ from gdrcheck.litmus.ast import (
     GinReset,
     GinSignal,
     GinWait,
+    GinWaitRequest,
     Goto,
     Instr,
     Label,
@@ -733,7 +735,8 @@ class _Builder:
         if method is None or len(parts) > 2 and call not in ("read_signal", "read_counter"):
             _fail(f"unknown GIN call {cell.mnemonic!r} (gin.put, gin.put_value, gin.signal, "
                   "gin.flush, gin.get, gin.wait_signal, gin.wait_counter, gin.read_signal, "
-                  "gin.read_counter, gin.reset_signal, gin.reset_counter, gin.barrier)", cell.pos)
+                  "gin.read_counter, gin.reset_signal, gin.reset_counter, gin.barrier, "
+                  "gin.flush_async, gin.wait)", cell.pos)
         return cast(Instr, method(cell, parts))
 
     def _ctx(self, op: Operand) -> str:
@@ -861,6 +864,20 @@ class _Builder:
         _arity(cell, 1, 1, "gin.flush c0")
         return GinFlush(self._ctx(cell.operands[0]), cell.pos)
 
+    def _request(self, op: Operand) -> str:
+        if op.kind != "name" or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", op.name):
+            _fail(f"expected a request name such as rq, found {op.text!r}", op.pos)
+        return op.name
+
+    def gin_flush_async(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 2, 2, "gin.flush_async c0, rq")
+        ops = cell.operands
+        return GinFlushAsync(self._ctx(ops[0]), self._request(ops[1]), cell.pos)
+
+    def gin_wait(self, cell: Cell, parts: list[str]) -> Instr:
+        _arity(cell, 1, 1, "gin.wait rq")
+        return GinWaitRequest(self._request(cell.operands[0]), cell.pos)
+
     def gin_get(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 3, 3, "gin.get c0, buf, x@1")
         ops = cell.operands
@@ -967,7 +984,7 @@ class _Builder:
             _arity(cell, 3, 3, usage)
             return ShmemCall(op, signal=_loc(ops[0]), signal_value=_int(ops[1]),
                              signal_op=self._sig_op(ops[2]), pos=cell.pos)
-        assert op == "wait_until"
+        assert op in ("wait_until", "signal_wait_until")
         _arity(cell, 3, 3, usage)
         if ops[1].kind != "cmp":
             _fail(f"expected a comparison (>=, ==, !=, >, <, <=), found {ops[1].text!r}",
@@ -993,6 +1010,7 @@ _SHMEM_SHAPES = {
     "quiet": "",
     "barrier_all": "",
     "wait_until": "S, >=, value",
+    "signal_wait_until": "S, >=, value",
 }
 
 

@@ -21,6 +21,7 @@ from gdrcheck.litmus.ast import (
     CounterDecl,
     GinBarrier,
     GinFlush,
+    GinFlushAsync,
     GinGet,
     GinOptions,
     GinPut,
@@ -28,6 +29,7 @@ from gdrcheck.litmus.ast import (
     GinReset,
     GinSignal,
     GinWait,
+    GinWaitRequest,
     Goto,
     HostDecl,
     InitItem,
@@ -280,6 +282,10 @@ def _gin_instr(i: Instr) -> str:
         return _call("gin.signal", args + _options(i.options))
     if isinstance(i, GinFlush):
         return f"gin.flush {i.ctx}"
+    if isinstance(i, GinFlushAsync):
+        return f"gin.flush_async {i.ctx}, {i.request}"
+    if isinstance(i, GinWaitRequest):
+        return f"gin.wait {i.request}"
     if isinstance(i, GinGet):
         return f"gin.get {i.ctx}, {i.dst}, {i.src}"
     if isinstance(i, GinWait):
@@ -313,7 +319,7 @@ def _shmem(i: ShmemCall) -> str:
                             str(i.signal_value), str(i.signal_op)])
     if i.op == "signal_op":
         return _call(name, [_loc_name(i.signal), str(i.signal_value), str(i.signal_op)])
-    if i.op == "wait_until":
+    if i.op in ("wait_until", "signal_wait_until"):
         return _call(name, [_loc_name(i.signal), str(i.cmp), str(i.value)])
     return name
 

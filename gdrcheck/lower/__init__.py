@@ -181,8 +181,8 @@ def _program(test: A.Test, b: ProgramBuilder, locations: list[str],
 # The GIN dialect: ranks, per-rank memory, GIN and NVSHMEM calls
 # --------------------------------------------------------------------------
 
-_GIN_CALLS = (A.GinPut, A.GinSignal, A.GinFlush, A.GinGet, A.GinWait, A.GinRead, A.GinReset,
-              A.GinBarrier, A.ShmemCall)
+_GIN_CALLS = (A.GinPut, A.GinSignal, A.GinFlush, A.GinFlushAsync, A.GinWaitRequest, A.GinGet,
+              A.GinWait, A.GinRead, A.GinReset, A.GinBarrier, A.ShmemCall)
 
 
 def _world(test: A.Test) -> World:

@@ -25,9 +25,12 @@ is:
 - the static relations ``op`` (same operation), ``qp``, ``sctx``, ``speer``
   (engine/base.py).
 
-Markers: ``FLUSH`` (gin.flush), ``QUIET``, ``SHFENCE`` (NVSHMEM). Waits are
-acquire reads at system scope (``GWAIT``) whose value must satisfy the
-condition; resets are relaxed system-scope stores of 0 (``RESET``). A GIN
+Markers: ``FLUSH`` (gin.flush), ``FLUSHREQ`` (gin.flush_async) and ``REQWAIT``
+(gin.wait), which share the request's ``op``, ``QUIET``, ``SHFENCE`` (NVSHMEM). GIN waits
+are acquire reads at system scope (``GWAIT``) whose value must satisfy the
+condition; NVSHMEM's are volatile reads (``GWAIT RLX SYS VOL``, ``WAITUNTIL`` or
+``SIGWAITUNTIL``), and shmem.wait_until adds the ``__threadfence()`` it ends with
+(``F SC GPU SYNCAPI``); resets are relaxed system-scope stores of 0 (``RESET``). A GIN
 barrier (and shmem.barrier_all) is lowered as NCCL implements it (R-GIN-15):
 each rank signals every rank, itself included, with a legacy SignalInc on the
 barrier's context(s), then waits for everyone's signal; at level ``get`` it
@@ -68,6 +71,8 @@ class World:
     source: str | None = None
     next_op: int = 0
     barrier_gen: dict[tuple[int, str], int] = field(default_factory=dict)
+    # (thread, request name) -> (operation id, context, instruction) of gin.flush_async
+    requests: dict[tuple[int, str], tuple[int, str, int]] = field(default_factory=dict)
 
     def new_op(self) -> int:
         self.next_op += 1
@@ -119,14 +124,24 @@ class _Op:
         return {"op": self.op, "rank": self.rank, "ctx": self.ctx, "peer": self.peer,
                 "pos": self.pos}
 
+    @property
+    def cta_tags(self) -> set[str]:
+        """NVSHMEM operations carry the parity of the issuing thread's CTA id: NVSHMEM
+        3.4.5 picks the RC QP to a PE by CTA id modulo IBGDA_NUM_RC_PER_PE (2 by
+        default), and nvshmem-ibgda's variant ibgda-qp-per-cta reads it."""
+        if self.family != "SHMEM":
+            return set()
+        return {"CTAODD" if (self.st.place.cta or 0) % 2 else "CTAEVEN"}
+
     def issue(self, tags: set[str]) -> None:
-        self.st.emit("F", None, {self.family, "ISSUE"} | tags, self.label, **self._kw())  # type: ignore[arg-type]
-        self.st.emit("F", None, {self.family, "PXY"}, f"{self.label} / proxy",
+        self.st.emit("F", None, {self.family, "ISSUE"} | tags | self.cta_tags, self.label,
+                     **self._kw())  # type: ignore[arg-type]
+        self.st.emit("F", None, {self.family, "PXY"} | self.cta_tags, f"{self.label} / proxy",
                      agent=f"proxy{self.rank}", **self._kw())  # type: ignore[arg-type]
 
     def nic(self, kind: str, loc: str | None, tags: set[str], what: str,
             value: Expr | None = None) -> ReadVal | None:
-        base = {self.family, "NIC"} | tags
+        base = {self.family, "NIC"} | tags | self.cta_tags
         if kind in ("R", "W"):
             base |= {"RLX", "SYS"}
         ev = self.st.emit(kind, loc, base, f"{self.label} / {what}", value=value,
@@ -137,7 +152,8 @@ class _Op:
     def rmw(self, loc: str, tags: set[str], what: str, update: Callable[[Expr], Expr]) -> None:
         r = self.nic("R", loc, tags | {"ATOM"}, f"{what} R")
         assert r is not None
-        w = self.st.emit("W", loc, {self.family, "NIC", "RLX", "SYS", "ATOM"} | tags,
+        w = self.st.emit("W", loc, {self.family, "NIC", "RLX", "SYS", "ATOM"} | tags
+                         | self.cta_tags,
                          f"{self.label} / {what} W", value=update(r), scope="sys",
                          agent=self.agent, **self._kw())  # type: ignore[arg-type]
         self.st.builder.rmw.add((r.eid, w.eid))
@@ -302,6 +318,24 @@ def step(st: PathState, world: World, ins: A.Instr, label: str) -> Iterator[Path
         _get(st, world, "GIN", ins.ctx, ins.dst, ins.src, label, ins.pos, blocking=False)
     elif isinstance(ins, A.GinFlush):
         st.emit("F", None, {"GIN", "FLUSH"}, label, pos=ins.pos, rank=rank, ctx=ins.ctx)
+    elif isinstance(ins, A.GinFlushAsync):
+        key = (st.thread, ins.request)
+        known = world.requests.get(key)
+        if known is not None and known[2] != st.pc:
+            raise UnsupportedError(f"request {ins.request!r} is set by two gin.flush_async "
+                                   "calls of this thread: name them apart", pos=ins.pos)
+        if known is None:
+            known = (world.new_op(), ins.ctx, st.pc)
+            world.requests[key] = known
+        st.emit("F", None, {"GIN", "FLUSHREQ"}, label, pos=ins.pos, rank=rank, ctx=ins.ctx,
+                op=known[0])
+    elif isinstance(ins, A.GinWaitRequest):
+        req = world.requests.get((st.thread, ins.request))
+        if req is None:
+            raise UnsupportedError(f"gin.wait {ins.request}: no gin.flush_async of this "
+                                   "thread sets that request before it", pos=ins.pos)
+        st.emit("F", None, {"GIN", "REQWAIT"}, label, pos=ins.pos, rank=rank, ctx=req[1],
+                op=req[0])
     elif isinstance(ins, A.GinWait):
         loc = world.loc(A.LocRef(ins.name), rank)
         yield from _wait(st, loc, "ge", ins.value, label, ins.pos, "GIN",
@@ -343,10 +377,24 @@ def _shmem(st: PathState, world: World, ins: A.ShmemCall, label: str) -> Iterato
                 ctx=SHMEM_CTX)
         yield from _barrier(st, world, "SHMEM", [SHMEM_CTX], "put", label, ins.pos)
         return
-    if op == "wait_until":
+    if op in ("wait_until", "signal_wait_until"):
         assert ins.signal is not None and ins.cmp is not None and ins.value is not None
         loc = world.loc(ins.signal, rank)
-        yield from _wait(st, loc, CMP[ins.cmp], ins.value, label, ins.pos, "SHMEM")
+        # NVIDIA/nvshmem@2d7d25f src/include/device/nvshmem_defines.h:566-571
+        # (nvshmem_X_wait_until): nvshmemi_wait_until, a spin on a volatile load
+        # (non_abi/device/wait/nvshmemi_wait_until_apis.cuh:138), then
+        # nvshmemi_transfer_syncapi_update_mem, whose first step is __threadfence()
+        # (non_abi/device/pt-to-pt/transfer_device.cuh.in:57), i.e. fence.sc.gpu.
+        # nvshmem_defines.h:583-586 (nvshmem_signal_wait_until): the same spin, then
+        # `return *sig_addr`, with no fence. The read is volatile (RLX SYS VOL, as
+        # ld.volatile); which of the two is an acquire is the models' business.
+        kind = "WAITUNTIL" if op == "wait_until" else "SIGWAITUNTIL"
+        for s in _wait(st, loc, CMP[ins.cmp], ins.value, label, ins.pos, "SHMEM",
+                       relaxed=True, extra={"VOL", kind}):
+            if op == "wait_until":
+                s.emit("F", None, {"SC", "ACQ_REL", "GPU", "SYNCAPI"},
+                       f"{label} (__threadfence)", scope="gpu", pos=ins.pos)
+            yield s
         return
     if op in ("get", "get_nbi"):
         assert ins.dst is not None and ins.src is not None

@@ -60,7 +60,7 @@ def cross_check(path: Path, model: str, sample: int = 24) -> SweepResult:
 
 def test_gin09_gdaki_every_combination() -> None:
     r = cross_check(GIN09, "gin-gdaki")
-    assert len(r.swept) == 12
+    assert len(r.swept) == 19  # issue 13 added gdr-guide-3.7, gdaki-*, nccl-2.28/2.29/2.30.4
     assert r.default == "Forbidden"
     assert {"pcie-ro", "ib-waw-unordered", "adaptive-routing", "gdr-order-none"} <= set(
         r.relevant)
@@ -72,12 +72,13 @@ def test_gin09_gdaki_minimal_flips_are_the_expect_lines() -> None:
     r = sweep_test(test, "gin-gdaki")
     flips = {f.variants: f.verdict for f in r.flips()}
     assert flips == {("pcie-ro",): "Allowed", ("ib-waw-unordered",): "Allowed",
-                     ("adaptive-routing",): "Allowed", ("gdr-order-none",): "Allowed"}
+                     ("adaptive-routing",): "Allowed", ("gdr-order-none",): "Allowed",
+                     ("gdr-guide-3.7",): "Allowed"}
     # each is what the test's Expect= lines say, and so is the default
     for variants, verdict in flips.items():
         assert expected_for(test, r, variants) == verdict
     assert expected_for(test, r, ()) == r.default == "Forbidden"
-    assert r.counts() == {"Allowed": 3840, "Forbidden": 256}
+    assert r.counts() == {"Allowed": 507904, "Forbidden": 16384}
 
 
 def test_gin22_gdaki_every_combination() -> None:
@@ -227,7 +228,7 @@ def test_cli_text() -> None:
     assert r.exit_code == 0, r.output
     out = r.stdout
     assert "Default (no variant): Forbidden" in out
-    assert "Combinations: 3840 Allowed, 256 Forbidden (of 4096)" in out
+    assert "Combinations: 507904 Allowed, 16384 Forbidden (of 524288)" in out
     assert "Minimal variant sets" in out
     # ack-placed is used by the encoding but flips the verdict in none of its 16 pairs
     # of combinations (issue 12): it is inert, not "can change"
@@ -252,7 +253,8 @@ def test_cli_json_validates(sweep_validator: Any) -> None:
     assert len(rec["combinations"]) == 2 ** len(rec["relevant"])
     assert sum(rec["counts"].values()) == 2 ** (len(rec["relevant"]) + len(rec["inert"]))
     assert {tuple(f["variants"]) for f in rec["flips"]} == {
-        ("pcie-ro",), ("ib-waw-unordered",), ("adaptive-routing",), ("gdr-order-none",)}
+        ("pcie-ro",), ("ib-waw-unordered",), ("adaptive-routing",), ("gdr-order-none",),
+        ("gdr-guide-3.7",)}
     first = rec["combinations"][0]
     assert first == {"variants": [], "verdict": "Forbidden", "flags": [],
                      "expect": "Forbidden"}

@@ -14,11 +14,16 @@ from gdrcheck.litmus import ast as A
 
 GIN_MODELS = ["gin-api", "gin-api+weak-as-strong", "gin-gdaki",
               "gin-gdaki+pcie-ro+nic-atomic-pcie+ack-placed", "gin-gdaki+gdr-order-none",
-              "gin-proxy+adaptive-routing"]
+              "gin-proxy+adaptive-routing",
+              # issue 13
+              "gin-api+nccl-2.28", "gin-gdaki+gdaki-release-emulated+gdaki-cta-sharing",
+              "gin-gdaki+gdr-guide-3.7+nccl-2.30.4"]
 # the long profile (HYPOTHESIS_PROFILE=long) scales these up
 _FAST = 12 if settings.default.max_examples < 100 else 200
 _SLOW = 300 if settings.default.max_examples < 100 else 2000
-SHMEM_MODELS = ["nvshmem-api", "nvshmem-ibgda", "nvshmem-ibgda+no-pcie-ro+ack-placed"]
+SHMEM_MODELS = ["nvshmem-api", "nvshmem-ibgda", "nvshmem-ibgda+no-pcie-ro+ack-placed",
+                # issue 13: the QP choices
+                "nvshmem-ibgda+ibgda-single-qp", "nvshmem-ibgda+ibgda-qp-per-cta+ack-placed"]
 
 
 def _agree(test: A.Test, model: str) -> None:

@@ -122,15 +122,22 @@ def test_ibgda_refines_the_api_under_its_assumptions(p: GinProgram) -> None:
 
 WEAKENING = {
     "gin-gdaki": ["pcie-ro", "nic-atomic-pcie", "ib-waw-unordered", "adaptive-routing",
-                  "gdr-order-none", "ro-passes-atomic+pcie-ro"],
+                  "gdr-order-none", "ro-passes-atomic+pcie-ro",
+                  # issue 13: fewer releases, block-scope reservation, no GPUDirect order,
+                  # a flush that does not cover gets
+                  "gdaki-release-emulated", "gdaki-cta-sharing", "gdaki-thread-sharing",
+                  "gdr-guide-3.7",
+                  "nccl-2.30.4"],
     "gin-api": ["strong-signals-not-required"],
     "nvshmem-ibgda": ["nic-atomic-pcie", "ib-waw-unordered", "adaptive-routing",
-                      "gdr-order-none", "ro-passes-atomic"],
+                      "gdr-order-none", "ro-passes-atomic", "gdr-guide-3.7"],
 }
 STRENGTHENING = {
     "gin-gdaki": ["ack-placed", "gdr-order-all", "nic-sees-async"],
     "gin-api": ["weak-as-strong", "nccl-2.28", "iso-hb"],
-    "nvshmem-ibgda": ["no-pcie-ro", "ack-placed"],
+    # issue 13: sharing a QP only adds order (QP per call is the weakest choice)
+    "nvshmem-ibgda": ["no-pcie-ro", "ack-placed", "ibgda-single-qp", "ibgda-qp-per-cta",
+                      "ibgda-explicit-qp"],
 }
 
 

@@ -125,7 +125,7 @@ CASES = [
     (gin("gin.puts c0, x@1, buf"), "4:2",
      "unknown GIN call 'gin.puts' (gin.put, gin.put_value, gin.signal, gin.flush, gin.get, "
      "gin.wait_signal, gin.wait_counter, gin.read_signal, gin.read_counter, gin.reset_signal, "
-     "gin.reset_counter, gin.barrier)"),
+     "gin.reset_counter, gin.barrier, gin.flush_async, gin.wait)"),
     (gin("gin.read_signal.weak r0, S"), "4:17",
      "unknown qualifier '.weak' in 'gin.read_signal.weak' (gin.read_signal accepts .relaxed)"),
     (gin("shmem.wait_until S, 1, 1"), "4:22",

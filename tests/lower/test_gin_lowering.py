@@ -168,3 +168,59 @@ def test_host_thread_names_ranks() -> None:
     call = text.replace("st.relaxed.sys h@0, 1", "gin.flush c0")
     with pytest.raises(UnsupportedError, match="GPU threads"):
         lower(parse_litmus(call, "t.litmus"))
+
+
+def test_shmem_waits_follow_the_code() -> None:
+    """Issue 13: nvshmem_X_wait_until is a volatile spin then __threadfence()
+    (fence.sc.gpu); nvshmem_signal_wait_until is the spin alone
+    (NVIDIA/nvshmem@2d7d25f src/include/device/nvshmem_defines.h:566-586)."""
+    p = prog("x = 0; S = 0; T = 0; buf@0 = 1;",
+             ["shmem.put_signal x@1, buf, S, 1, add | shmem.wait_until S, >=, 1",
+              "shmem.signal_op T@1, 1, add | shmem.signal_wait_until T, >=, 1",
+              " | ld.relaxed.sys r0, x"])
+    w1, w2 = by_tag(p, "GWAIT")
+    assert {"RLX", "SYS", "VOL", "WAITUNTIL"} <= w1.tags and "ACQ" not in w1.tags
+    assert {"RLX", "SYS", "VOL", "SIGWAITUNTIL"} <= w2.tags and "ACQ" not in w2.tags
+    (fence,) = by_tag(p, "F", "SYNCAPI")
+    assert {"SC", "ACQ_REL", "GPU"} <= fence.tags and fence.scope == "gpu"
+    assert "SHMEM" not in fence.tags  # a PTX fence: strong in ptx-defs.cat
+    order = [e.eid for e in p.events if e.thread == 1 and not e.is_init]
+    assert order.index(w1.eid) < order.index(fence.eid) < order.index(w2.eid)
+
+
+def test_shmem_operations_carry_their_cta_parity() -> None:
+    """NVSHMEM 3.4.5 picks the QP by CTA id modulo IBGDA_NUM_RC_PER_PE (2)."""
+    text = ("GIN T\n{ x = 0; y = 0; buf@0 = 1; }\n"
+            " P0@cta 0,gpu 0,node 0 | P1@cta 1,gpu 0,node 0 ;\n"
+            " shmem.put_nbi x@1, buf | shmem.put_nbi y@1, buf ;\nexists (x@1 = 0)\n")
+    p = lower(parse_litmus(text, "t.litmus"))
+    for e in by_tag(p, "SHMEM"):
+        if e.op is not None:
+            assert ("CTAEVEN" in e.tags) == (e.thread == 0)
+            assert ("CTAODD" in e.tags) == (e.thread == 1)
+    q = prog("x = 0; buf@0 = 1;", ["gin.put c0, x@1, buf | ld.relaxed.sys r0, x"])
+    assert not by_tag(q, "CTAEVEN") and not by_tag(q, "CTAODD")  # GIN: not needed
+
+
+def test_flush_async_and_wait_share_the_request() -> None:
+    p = prog("x = 0; y@0 = 0;",
+             ["gin.get c0, y, x@1 | ld.relaxed.sys r0, x", "gin.flush_async c1, rq |",
+              "gin.wait rq |"])
+    (req,) = by_tag(p, "FLUSHREQ")
+    (wait,) = by_tag(p, "REQWAIT")
+    assert req.op == wait.op and req.op is not None and req.ctx == wait.ctx == "c1"
+    assert req.peer is None and req.agent == "" and wait.agent == ""
+    env = env_of(p)
+    assert (req.eid, wait.eid) in pairs(env, "op")
+    (issue,) = by_tag(p, "ISSUE")
+    assert (issue.eid, req.eid) not in pairs(env, "qp")
+
+
+@pytest.mark.parametrize("rows,msg", [
+    (["gin.wait rq | ld.relaxed.sys r0, x"], "no gin.flush_async"),
+    (["gin.flush_async c0, rq | ld.relaxed.sys r0, x", "gin.flush_async c0, rq |"],
+     "set by two"),
+])
+def test_request_errors(rows: list[str], msg: str) -> None:
+    with pytest.raises(UnsupportedError, match=msg):
+        prog("x = 0;", rows)
