@@ -11,8 +11,11 @@ of :mod:`gdrcheck.analysis.strengthen`):
    one encoding);
 3. if the outcome is still reachable under some model, that set fails, and so does
    every subset of it, since a subset is weaker and strengthening never adds an outcome
-   (the monotonicity law, tests/laws): the clause "some edit outside the set" excludes
-   them all;
+   (the monotonicity law, tests/laws). The set is first grown to a maximal failing set
+   (each compatible edit, dearest first, kept when the outcome stays reachable: MARCO's
+   grow), and one clause — "some edit the grown set does not dominate" — excludes all
+   its subsets and every set of the same places with weaker alternatives (a fence of a
+   narrower scope, acq_rel for sc, ...);
 4. the first set that works is minimal: every cheaper set was excluded, i.e. shown to
    fail. With ``all_minimal`` the search goes on for the other sets of that cost.
 
@@ -102,6 +105,27 @@ def _judge(test: A.Test, targets: Sequence[ModelSpec], every_variant: bool,
     return verdicts, ok
 
 
+def _grow(test: A.Test, edits: list[Edit], failing: list[int], specs: Sequence[ModelSpec],
+          every_variant: bool, options: CheckOptions, out: FixResult, max_queries: int
+          ) -> list[int] | None:
+    """A maximal failing superset of ``failing`` (MARCO's grow): add each compatible edit,
+    dearest first, that keeps the outcome reachable. None when a solver gives up."""
+    have = list(failing)
+    taken = {edits[i].slot for i in have}
+    for j in sorted(range(len(edits)), key=lambda j: -edits[j].cost):
+        if j in have or edits[j].slot in taken or out.queries >= max_queries:
+            continue
+        out.queries += 1
+        _, ok = _judge(apply_edits(test, [edits[i] for i in [*have, j]]), specs,
+                       every_variant, options)
+        if ok is None:
+            return None
+        if not ok:
+            have.append(j)
+            taken.add(edits[j].slot)
+    return have
+
+
 def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool = False,
         max_cost: int | None = None, all_minimal: bool = False,
         options: CheckOptions = DEFAULT_OPTIONS, max_queries: int = MAX_QUERIES
@@ -170,9 +194,17 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
             best = k if best is None else min(best, k)
             opt.add(cost <= best if all_minimal else cost < best)
         else:
-            # this set fails, and so does every subset of it (monotonicity)
-            chosen_set = set(chosen)
-            rest = [sel[i] for i in range(len(edits)) if i not in chosen_set]
+            # this set fails, and so does every subset of it (monotonicity); grow it to
+            # a maximal failing set first, so that one clause excludes more
+            grown = _grow(test, edits, chosen, specs, every_variant, options, out,
+                          max_queries)
+            if grown is None:
+                out.reason = "a solver gave up on a candidate (Unknown)"
+                break
+            # excluded: every set whose edits the grown set dominates (a subset, or the
+            # same places with weaker alternatives)
+            rest = [sel[j] for j in range(len(edits))
+                    if not any(edits[i].dominates(edits[j]) for i in grown)]
             opt.add(z3.Or(rest) if rest else z3.BoolVal(False))
     if best is not None:
         out.repairs = sorted((r for r in out.repairs if r.cost == best),

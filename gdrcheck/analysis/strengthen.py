@@ -40,11 +40,25 @@ class Edit:
     action: str  # "replace" | "insert" | "init"
     instr: object
     text: str  # what it does, in words
+    strength: tuple[str, int, int] = ("", 0, 0)
+    """(family, semantics level, scope level): within a slot and a family, an edit at
+    least as high on both levels is at least as strong (:meth:`dominates`)."""
 
     @property
     def slot(self) -> tuple[int, int, str]:
         """Edits with the same slot exclude each other (two ways of changing one thing)."""
         return (self.thread, self.index, "insert" if self.action == "insert" else "change")
+
+    def dominates(self, other: Edit) -> bool:
+        """``self`` makes the program at least as strong as ``other`` (same place, same
+        family, semantics and scope at least as high): by monotonicity, a set of edits
+        that fails still fails with ``other`` in place of ``self``."""
+        if self == other:
+            return True
+        f, sem, scope = self.strength
+        g, sem2, scope2 = other.strength
+        return (bool(f) and self.slot == other.slot and f == g and sem >= sem2
+                and scope >= scope2)
 
 
 @dataclass(frozen=True)
@@ -82,7 +96,8 @@ def _ptx_fences(test: A.Test) -> Iterator[Edit]:
             for kind, base in (("acq_rel", 2), ("sc", 3)):
                 for scope in SCOPES:
                     yield Edit(f"fence.{kind}", base + SCOPE_COST[scope], t, i, "insert",
-                               A.PtxFence(kind, scope), f"insert fence.{kind}.{scope}")
+                               A.PtxFence(kind, scope), f"insert fence.{kind}.{scope}",
+                               ("fence", base, SCOPE_COST[scope]))
 
 
 def _ptx_release_acquire(test: A.Test) -> Iterator[Edit]:
@@ -94,12 +109,14 @@ def _ptx_release_acquire(test: A.Test) -> Iterator[Edit]:
                 for scope in SCOPES:
                     yield Edit("ld.acquire", 1 + SCOPE_COST[scope], t, i, "replace",
                                dataclasses.replace(ins, sem="acquire", scope=scope),
-                               f"make the load ld.acquire.{scope}")
+                               f"make the load ld.acquire.{scope}",
+                               ("access", 1, SCOPE_COST[scope]))
             elif isinstance(ins, A.PtxStore) and ins.sem in ("weak", "relaxed"):
                 for scope in SCOPES:
                     yield Edit("st.release", 1 + SCOPE_COST[scope], t, i, "replace",
                                dataclasses.replace(ins, sem="release", scope=scope),
-                               f"make the store st.release.{scope}")
+                               f"make the store st.release.{scope}",
+                               ("access", 1, SCOPE_COST[scope]))
             elif isinstance(ins, A.PtxAtom) and ins.sem in ("relaxed", "acquire", "release"):
                 yield Edit("atom.acq_rel", 1, t, i, "replace",
                            dataclasses.replace(ins, sem="acq_rel"), "make the atomic acq_rel")
@@ -117,7 +134,8 @@ def _ptx_scopes(test: A.Test) -> Iterator[Edit]:
                 for wider in WIDER[ins.scope]:
                     yield Edit("scope", SCOPE_COST[wider] - SCOPE_COST[ins.scope], t, i,
                                "replace", dataclasses.replace(ins, scope=wider),
-                               f"widen the scope to .{wider}")
+                               f"widen the scope to .{wider}",
+                               ("access", 0, SCOPE_COST[wider]))
 
 
 def _proxy_fence(test: A.Test) -> Iterator[Edit]:
@@ -188,7 +206,8 @@ def _release_options(test: A.Test) -> Iterator[Edit]:
                     yield Edit("required-release", SCOPE_COST[req], t, i, "replace",
                                dataclasses.replace(ins, options=dataclasses.replace(
                                    opts, required=req)),
-                               f"requiredRelease at {req} scope")
+                               f"requiredRelease at {req} scope",
+                               ("required", 0, SCOPE_COST[req]))
 
 
 def _strict_windows(test: A.Test) -> Iterator[Edit]:
