@@ -72,6 +72,10 @@ _THREAD_RE = re.compile(r"P([0-9]+)")
 _MODEL_RE = re.compile(r"[a-z0-9-]+")
 _VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
 
+MAX_NESTING = 100
+"""How deeply ``~``, ``/\\`` and ``\\/`` may nest in a condition or filter (a deeper one
+is refused: the later stages walk propositions recursively)."""
+
 
 def _fail(message: str, pos: Pos) -> NoReturn:
     raise LitmusError(message, None, pos)
@@ -467,13 +471,17 @@ class _Parser:
         return locations, filt, Condition(quant, prop, token_pos(quant_tok))
 
     def prop(self, tree: Tree, where: str) -> Prop:
+        _check_nesting(tree, where)
+        return self._prop(tree, where)
+
+    def _prop(self, tree: Tree, where: str) -> Prop:
         data = tree.data
         if data == "prop_or":
-            return Or(tuple(self.prop(cast(Tree, c), where) for c in tree.children))
+            return Or(tuple(self._prop(cast(Tree, c), where) for c in tree.children))
         if data == "prop_and":
-            return And(tuple(self.prop(cast(Tree, c), where) for c in tree.children))
+            return And(tuple(self._prop(cast(Tree, c), where) for c in tree.children))
         if data == "prop_not":
-            return Not(self.prop(cast(Tree, tree.children[0]), where))
+            return Not(self._prop(cast(Tree, tree.children[0]), where))
         if data == "prop_true":
             return BoolConst(True)
         if data == "prop_false":
@@ -497,3 +505,17 @@ class _Parser:
         if thread >= self.nthreads:
             _fail(f"unknown thread P{thread} in {where}", pos)
         return RegTerm(thread, self.reg_name(str(kids[1])), pos)
+
+
+def _check_nesting(tree: Tree, where: str) -> None:
+    """Refuse a proposition nested more than MAX_NESTING deep (walked without recursion),
+    at the first operator past the limit."""
+    stack: list[tuple[Tree, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.data not in ("prop_or", "prop_and", "prop_not"):
+            continue
+        if depth >= MAX_NESTING:
+            _fail(f"the {where} is nested too deeply (more than {MAX_NESTING} levels of "
+                  "~, /\\ and \\/)", tree_pos(node))
+        stack.extend((cast(Tree, c), depth + 1) for c in node.children)
