@@ -31,7 +31,7 @@ def engine_option(f: F) -> F:
 
 
 def timeout_option(what: str = "per test") -> Callable[[F], F]:
-    return click.option("--timeout", type=float, default=None,
+    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
                         help=f"Solver timeout {what} (s): reported as Unknown, never as a "
                         "verdict.")
 
@@ -43,7 +43,7 @@ def unroll_option(f: F) -> F:
 
 def include_option(f: F) -> F:
     return click.option("-I", "include_dirs", multiple=True,
-                        type=click.Path(file_okay=False),
+                        type=click.Path(file_okay=False, exists=True),
                         help="Extra directory to search for models (first).")(f)
 
 

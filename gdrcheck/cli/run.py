@@ -43,7 +43,8 @@ if TYPE_CHECKING:
               help="JSONL file: one line per finished job, appended; the keys already "
               "there are skipped (resume).")
 @timeout_option("per job")
-@click.option("--kill-after", type=float, default=None, help="Kill a job's worker after "
+@click.option("--kill-after", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Kill a job's worker after "
               "this many seconds and record Unknown (default: 10 x --timeout + 30 with "
               "--timeout, else never).")
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,

@@ -439,6 +439,14 @@ class _Builder:
     def is_register(self, name: str) -> bool:
         return bool(_REG_RE.fullmatch(name)) or name in self.ctx.dests
 
+    def loc(self, cell: Cell, op: Operand, what: str = "a location") -> LocRef:
+        """A location operand; a register of the thread (or a name in the register syntax
+        r0, r1, ...) is refused rather than read as a location of that name."""
+        if op.kind == "name" and self.is_register(op.name):
+            _fail(f"{op.name!r} is a register, but '{cell.mnemonic}' needs {what} here "
+                  "(locations and registers do not share names)", op.pos)
+        return _loc(op, what)
+
     # ---- dispatch
 
     def build(self, cell: Cell) -> Instr:
@@ -476,7 +484,8 @@ class _Builder:
             _arity(cell, 1, 1, "cp.async.bulk.wait_group N")
             return PtxAsyncWait(_int(ops[0], "a group count"), cell.pos)
         _arity(cell, 2, 2, "cp.async.bulk x, v")
-        return PtxAsyncStore(_loc(ops[0], "a global location"), _value(ops[1]), cell.pos)
+        return PtxAsyncStore(self.loc(cell, ops[0], "a global location"), _value(ops[1]),
+                              cell.pos)
 
     def ptx_ld(self, cell: Cell, parts: list[str]) -> Instr:
         q = _qualifiers(cell, parts, {"semantics": LD_SEMS, "scope": SCOPES})
@@ -487,13 +496,14 @@ class _Builder:
         if not q and (src.kind == "int" or (src.kind == "name" and self.is_register(src.name))):
             return LocalOp("mov", dst, (_value(src),), cell.pos)
         sem, scope = _sem_scope(cell, q, "weak", LD_SEMS)
-        return PtxLoad(sem, scope, dst, _loc(src), cell.pos)
+        return PtxLoad(sem, scope, dst, self.loc(cell, src), cell.pos)
 
     def ptx_st(self, cell: Cell, parts: list[str]) -> Instr:
         q = _qualifiers(cell, parts, {"semantics": ST_SEMS, "scope": SCOPES})
         _arity(cell, 2, 2, "st{.sem}{.scope} x, v")
         sem, scope = _sem_scope(cell, q, "weak", ST_SEMS)
-        return PtxStore(sem, scope, _loc(cell.operands[0]), _value(cell.operands[1]), cell.pos)
+        return PtxStore(sem, scope, self.loc(cell, cell.operands[0]), _value(cell.operands[1]),
+                        cell.pos)
 
     def _rmw_quals(
         self, cell: Cell, parts: list[str], ops: Sequence[str]
@@ -515,12 +525,13 @@ class _Builder:
             _arity(cell, 3, 3, f"atom.sem.scope.{op} r, x, v")
         values = tuple(_value(v) for v in ops[2:])
         dst = _reg(ops[0], "a destination register")
-        return PtxAtom(sem, scope, op, dst, _loc(ops[1]), values, cell.pos)
+        return PtxAtom(sem, scope, op, dst, self.loc(cell, ops[1]), values, cell.pos)
 
     def ptx_red(self, cell: Cell, parts: list[str]) -> Instr:
         sem, scope, op = self._rmw_quals(cell, parts, RED_OPS)
         _arity(cell, 2, 2, f"red.sem.scope.{op} x, v")
-        return PtxRed(sem, scope, op, _loc(cell.operands[0]), _value(cell.operands[1]), cell.pos)
+        return PtxRed(sem, scope, op, self.loc(cell, cell.operands[0]), _value(cell.operands[1]),
+                      cell.pos)
 
     def ptx_fence(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 0, 0, "fence.sem.scope")
@@ -689,11 +700,11 @@ class _Builder:
             _arity(cell, 3, 3, "gin.put c0, x@1, buf{, sig=S}{, ctr=C}{, options}")
         ops = cell.operands
         ctx = self._ctx(ops[0])
-        dst = _loc(ops[1], "a destination location such as x@1")
+        dst = self.loc(cell, ops[1], "a destination location such as x@1")
         if ops[2].kind == "int":
             _fail(f"expected a source location, found {ops[2].text!r} (gin.put_value puts an "
                   "immediate value)", ops[2].pos)
-        src = _loc(ops[2], "a source location")
+        src = self.loc(cell, ops[2], "a source location")
         signal, counter, options, _ = self._options(cell, ops[3:], dst.rank, put=True)
         return GinPut(ctx, dst, src, signal, counter, options, cell.pos)
 
@@ -725,7 +736,8 @@ class _Builder:
         _arity(cell, 3, 3, "gin.get c0, buf, x@1")
         ops = cell.operands
         ctx = self._ctx(ops[0])
-        return GinGet(ctx, _loc(ops[1], "a local location"), _loc(ops[2]), cell.pos)
+        return GinGet(ctx, self.loc(cell, ops[1], "a local location"), self.loc(cell, ops[2]),
+                      cell.pos)
 
     def _va_flag(self, cell: Cell, ops: Sequence[Operand], at: int) -> bool:
         if len(ops) <= at:

@@ -48,6 +48,8 @@ from gdrcheck.litmus.ast import (
     Test,
     Thread,
     WindowDecl,
+    locations_named,
+    registers_written,
 )
 from gdrcheck.litmus.grammar import parse_section, token_pos, tree_pos
 from gdrcheck.litmus.instructions import (
@@ -174,7 +176,9 @@ class _Parser:
         self.check_init_threads(init)
         conds = parse_section("conds", blanked[cond_start:], self.pos(cond_start))
         locations, filt, condition = self.conditions(conds)
-        return Test(arch, name, doc, meta, init, threads, locations, filt, condition)
+        test = Test(arch, name, doc, meta, init, threads, locations, filt, condition)
+        _check_observed(test)
+        return test
 
     def header(self, i: int) -> tuple[Arch, str, int]:
         text = self.text
@@ -219,7 +223,9 @@ class _Parser:
                 found = word.group() if word else text[i]
                 _fail(f"unexpected {found!r}: expected a metadata line 'Key=Value' or '{{' to "
                       "start the init block", self.pos(i))
-            item = Meta(m.group(1), m.group(2).strip(), self.pos(i))
+            raw = m.group(2)
+            value_at = self.pos(i + m.start(2) - m.start() + len(raw) - len(raw.lstrip()))
+            item = Meta(m.group(1), raw.strip(), self.pos(i), value_at)
             if item.key in ("Expect", "Liveness"):
                 self.check_expect(item, i + m.start(2) - m.start())
             meta.append(item)
@@ -376,6 +382,8 @@ class _Parser:
     def init_items(self, tree: Tree) -> tuple[InitItem, ...]:
         items: list[InitItem] = []
         declared: dict[str, Pos] = {}
+        initialised: dict[tuple[str, int | None], Pos] = {}
+        registers: dict[tuple[int, str], Pos] = {}
         for child in tree.children:
             if child is None:
                 continue
@@ -384,6 +392,20 @@ class _Parser:
                 if item.name in declared:
                     _fail(f"{item.name!r} is declared twice in the init block", item.pos)
                 declared[item.name] = item.pos
+            elif isinstance(item, InitLoc):
+                key = (item.loc.name, item.loc.rank)
+                if key in initialised:
+                    first = initialised[key]
+                    _fail(f"{item.loc} is initialised twice in the init block (first at "
+                          f"{first.line}:{first.col})", item.pos)
+                initialised[key] = item.pos
+            elif isinstance(item, InitReg):
+                rkey = (item.thread, item.reg)
+                if rkey in registers:
+                    first = registers[rkey]
+                    _fail(f"register {item.thread}:{item.reg} is initialised twice in the "
+                          f"init block (first at {first.line}:{first.col})", item.pos)
+                registers[rkey] = item.pos
             items.append(item)
         return tuple(items)
 
@@ -519,3 +541,49 @@ def _check_nesting(tree: Tree, where: str) -> None:
             _fail(f"the {where} is nested too deeply (more than {MAX_NESTING} levels of "
                   "~, /\\ and \\/)", tree_pos(node))
         stack.extend((cast(Tree, c), depth + 1) for c in node.children)
+
+
+_CLAUSE = {"locations": "locations list", "filter": "filter", "condition": "condition"}
+
+
+def _check_observed(test: Test) -> None:
+    """Every register that ``locations``, ``filter`` or the condition names is written by
+    its thread (or initialised), and every location is declared in the init block or
+    accessed by an instruction: anything else would silently read 0."""
+    written = {t.index: registers_written(t) for t in test.threads}
+    for item in test.init:
+        if isinstance(item, InitReg):
+            written.setdefault(item.thread, frozenset())
+            written[item.thread] = written[item.thread] | {item.reg}
+    named = locations_named(test)
+    clauses: list[tuple[str, Sequence[Term | Prop]]] = [
+        ("locations", test.locations),
+        ("filter", [test.filter] if test.filter is not None else []),
+        ("condition", [test.condition.prop]),
+    ]
+    for where, roots in clauses:
+        clause = _CLAUSE[where]
+        for term in _terms(roots):
+            if isinstance(term, RegTerm) and term.reg not in written.get(term.thread, ()):
+                _fail(f"register {term.thread}:{term.reg} in the {clause} is never written by "
+                      f"P{term.thread} (nor initialised in the init block)", term.pos)
+            if isinstance(term, LocTerm) and term.loc.name not in named:
+                _fail(f"location {term.loc} in the {clause} is neither declared in the init "
+                      "block nor accessed by any instruction", term.pos)
+
+
+def _terms(roots: Sequence[Term | Prop]) -> list[Term]:
+    """The terms of ``roots``, left to right (walked without recursion)."""
+    out: list[Term] = []
+    stack: list[Term | Prop] = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (And, Or)):
+            stack.extend(reversed(node.args))
+        elif isinstance(node, Not):
+            stack.append(node.arg)
+        elif isinstance(node, Cmp):
+            stack.extend((node.rhs, node.lhs))
+        elif isinstance(node, (RegTerm, LocTerm, ConstTerm)):
+            out.append(node)
+    return out

@@ -145,7 +145,7 @@ def test_condition_names_and_aliases() -> None:
 ])
 def test_errors(init: str, row: str, msg: str) -> None:
     with pytest.raises(UnsupportedError, match=msg) as info:
-        prog(init, [row])
+        prog(init, [row], "exists (0:r0 = 0)")
     assert info.value.pos.line > 0
 
 
