@@ -20,12 +20,17 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import random
 import re
+import shutil
+import signal
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,21 +184,15 @@ def run_case(case: Case, workdir: Path) -> Outcome:
 
     from gdrcheck.cli import main
 
-    path = workdir / f"fuzz{case.index}.litmus"
-    path.write_bytes(case.text.encode("utf-8", "surrogateescape")
-                     if "\xff" not in case.text else case.text.encode("latin-1", "replace"))
-    args = list(case.command)
-    if args[0] == "run":
-        results = workdir / f"fuzz{case.index}.jsonl"
-        args += ["-o", str(results), str(path)]
-    elif args[0] == "hw":
-        args += [str(path)]
-    else:
-        args += [str(path)]
-    runner = CliRunner()
     began = time.monotonic()
-    result = runner.invoke(main, args, catch_exceptions=True)
-    seconds = time.monotonic() - began
+    path = workdir / f"fuzz{case.index}.litmus"
+    path.write_bytes(_encoded(case.text))
+    args = list(case.command)
+    results = workdir / f"fuzz{case.index}.jsonl"
+    if args[0] == "run":
+        args += ["-o", str(results)]
+    args.append(str(path))
+    result = CliRunner().invoke(main, args, catch_exceptions=True)
     failure = None
     exc = result.exception
     if exc is not None and not isinstance(exc, SystemExit):
@@ -204,15 +203,48 @@ def run_case(case: Case, workdir: Path) -> Outcome:
         failure = f"exit code {result.exit_code}\n{result.output}"
     elif "Traceback" in result.output:
         failure = result.output
-    for leftover in (path, workdir / f"fuzz{case.index}.jsonl"):
+    for leftover in (path, results):
         leftover.unlink(missing_ok=True)
-    return Outcome(case.index, case.command, result.exit_code, seconds, failure)
+    return Outcome(case.index, case.command, result.exit_code, time.monotonic() - began,
+                   failure)
 
 
-def _worker(args: tuple[int, int, int, int]) -> list[Outcome]:
-    n, seed, start, stop = args
+def _encoded(text: str) -> bytes:
+    """The input's bytes: UTF-8, except that a mutation inserting '\\xff' makes it
+    Latin-1 (so that some inputs are not UTF-8)."""
+    if "\xff" in text:
+        return text.encode("latin-1", "replace")
+    return text.encode("utf-8")
+
+
+def _worker(args: tuple[int, int, int, str]) -> list[Outcome]:
+    """Run inputs ``start`` .. ``stop - 1``; the input in flight is written to
+    ``inflight/<pid>`` so that the parent can name an input that kills or hangs it."""
+    seed, start, stop, inflight_dir = args
+    mark = Path(inflight_dir) / str(os.getpid())
+    out = []
     with tempfile.TemporaryDirectory(prefix="gdrfuzz") as tmp:
-        return [run_case(c, Path(tmp)) for c in cases(stop, seed, start)]
+        for c in cases(stop, seed, start):
+            mark.write_text(f"{c.index} {time.time()}")
+            out.append(run_case(c, Path(tmp)))
+    mark.unlink(missing_ok=True)
+    return out
+
+
+@dataclass
+class Tally:
+    done: int = 0
+    failures: int = 0
+    hangs: int = 0
+    crashes: int = 0
+    slowest: float = 0.0
+
+
+def _save(out: Path, seed: int, index: int, what: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    case = next(cases(index + 1, seed, index))
+    (out / f"input{index}.litmus").write_bytes(_encoded(case.text))
+    (out / f"input{index}.txt").write_text(f"{' '.join(case.command)}\n{what}\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,46 +254,120 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--start", type=int, default=0, help="first input (resume)")
     ap.add_argument("--hang", type=float, default=10.0, help="seconds that count as a hang")
+    ap.add_argument("--kill-after", type=float, default=120.0,
+                    help="kill a worker whose input runs this long (counted as a hang)")
+    ap.add_argument("--max-seconds", type=float, default=0.0,
+                    help="stop starting new inputs after this many seconds (0: never)")
     ap.add_argument("--every", type=int, default=1000, help="print figures every N inputs")
     ap.add_argument("--out", type=Path, default=Path("fuzz-failures"),
                     help="directory for the failing inputs")
     opts = ap.parse_args(argv)
-    chunk = 50
-    slices = [(opts.n, opts.seed, s, min(s + chunk, opts.n))
-              for s in range(opts.start, opts.n, chunk)]
+    chunk = 25
+    todo: list[tuple[int, int, int]] = [(opts.seed, s, min(s + chunk, opts.n))
+                                        for s in range(opts.start, opts.n, chunk)]
     began = time.monotonic()
-    done = failures = hangs = 0
-    slowest = 0.0
-    texts: dict[int, str] = {}
+    tally = Tally()
+    inflight = Path(tempfile.mkdtemp(prefix="gdrfuzz-inflight"))
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(opts.jobs) as pool:
-        for outcomes in pool.imap_unordered(_worker, slices):
-            for o in outcomes:
-                done += 1
-                slowest = max(slowest, o.seconds)
-                if o.seconds > opts.hang:
-                    hangs += 1
-                    print(f"HANG input {o.index} ({' '.join(o.command)}): {o.seconds:.1f} s",
-                          flush=True)
-                if o.failure is not None:
-                    failures += 1
-                    opts.out.mkdir(parents=True, exist_ok=True)
-                    case = next(cases(o.index + 1, opts.seed, o.index))
-                    (opts.out / f"input{o.index}.litmus").write_text(case.text,
-                                                                     encoding="utf-8",
-                                                                     errors="replace")
-                    texts[o.index] = o.failure
-                    print(f"FAILURE input {o.index} ({' '.join(o.command)}):\n{o.failure}",
-                          flush=True)
-                if done % opts.every == 0:
-                    wall = time.monotonic() - began
-                    print(f"{done} inputs, {failures} failures, {hangs} hangs, slowest "
-                          f"{slowest:.2f} s, {wall:.0f} s ({done / wall:.1f}/s)", flush=True)
+    next_report = opts.every
+
+    def record(o: Outcome) -> None:
+        nonlocal next_report
+        tally.done += 1
+        tally.slowest = max(tally.slowest, o.seconds)
+        if o.seconds > opts.hang:
+            tally.hangs += 1
+            _save(opts.out, opts.seed, o.index, f"took {o.seconds:.1f} s")
+            print(f"HANG input {o.index} ({' '.join(o.command)}): {o.seconds:.1f} s", flush=True)
+        if o.failure is not None:
+            tally.failures += 1
+            _save(opts.out, opts.seed, o.index, o.failure)
+            print(f"FAILURE input {o.index} ({' '.join(o.command)}):\n{o.failure}", flush=True)
+        if tally.done >= next_report:
+            next_report += opts.every
+            wall = time.monotonic() - began
+            print(f"{tally.done} inputs, {tally.failures} failures, {tally.hangs} hangs, "
+                  f"{tally.crashes} crashes, slowest {tally.slowest:.2f} s, {wall:.0f} s "
+                  f"({tally.done / wall:.1f}/s)", flush=True)
+
+    out_of_time = False
+    while todo and not out_of_time:
+        killed: int | None = None
+        todo.sort()
+        with ProcessPoolExecutor(opts.jobs, mp_context=ctx) as pool:
+            futures: dict[Future[list[Outcome]], tuple[int, int, int]] = {}
+            pending: set[Future[list[Outcome]]] = set()
+            queue = list(todo)
+            broken = False
+            while (pending or queue) and not broken:
+                # Chunks go in order, a few ahead of the workers: when --max-seconds
+                # stops the run, the inputs done are those before the first one left.
+                out_of_time = bool(opts.max_seconds) and time.monotonic() - began > opts.max_seconds
+                while queue and len(pending) < 2 * opts.jobs and not out_of_time:
+                    t = queue.pop(0)
+                    f = pool.submit(_worker, (*t, str(inflight)))
+                    futures[f] = t
+                    pending.add(f)
+                if not pending:
+                    break
+                finished, pending = wait(pending, timeout=5, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    try:
+                        outcomes = f.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        continue
+                    todo.remove(futures[f])
+                    for o in outcomes:
+                        record(o)
+                now = time.time()
+                for mark in list(inflight.iterdir()):
+                    try:
+                        running, since = mark.read_text().split()
+                    except (OSError, ValueError):
+                        continue
+                    if killed is None and now - float(since) > opts.kill_after:
+                        print(f"HANG input {running}: over {opts.kill_after:g} s, worker "
+                              "killed", flush=True)
+                        killed = int(mark.name)
+                        os.kill(killed, signal.SIGKILL)
+            pool.shutdown(cancel_futures=True)
+        # A worker died (killed for hanging, or a crash): its input in flight is the
+        # culprit (every one in flight, for a crash); the other inputs are redone.
+        for mark in list(inflight.iterdir()):
+            try:
+                index = int(mark.read_text().split()[0])
+            except (OSError, ValueError):
+                continue
+            finally:
+                mark.unlink(missing_ok=True)
+            if killed is not None and int(mark.name) != killed:
+                continue  # an innocent worker stopped with the pool: its chunk is redone
+            piece = next((t for t in todo if t[1] <= index < t[2]), None)
+            if piece is None:
+                continue
+            what = (f"hung: killed after {opts.kill_after:g} s" if killed is not None
+                    else "the worker died on this input (or on one in flight with it)")
+            if killed is not None:
+                tally.hangs += 1
+            else:
+                tally.crashes += 1
+            tally.done += 1
+            _save(opts.out, opts.seed, index, what)
+            print(f"WORKER DIED input {index}: {what}", flush=True)
+            todo.remove(piece)
+            todo += [t for t in ((piece[0], piece[1], index), (piece[0], index + 1, piece[2]))
+                     if t[1] < t[2]]
+    shutil.rmtree(inflight, ignore_errors=True)
+    if todo:
+        print(f"stopped by --max-seconds: inputs {opts.start} .. {min(t[1] for t in todo) - 1} "
+              f"done; resume with --start {min(t[1] for t in todo)}", flush=True)
     wall = time.monotonic() - began
-    print(f"done: {done} inputs (seed {opts.seed}), {failures} failures (tracebacks), "
-          f"{hangs} hangs over {opts.hang:g} s, slowest {slowest:.2f} s, wall {wall:.0f} s "
-          f"({done / wall:.1f} inputs/s, {opts.jobs} jobs)", flush=True)
-    return 1 if failures or hangs else 0
+    print(f"done: {tally.done} inputs (seed {opts.seed}), {tally.failures} failures "
+          f"(tracebacks), {tally.hangs} hangs over {opts.hang:g} s, {tally.crashes} worker "
+          f"deaths, slowest {tally.slowest:.2f} s, wall {wall:.0f} s "
+          f"({tally.done / wall:.1f} inputs/s, {opts.jobs} jobs)", flush=True)
+    return 1 if tally.failures or tally.hangs or tally.crashes else 0
 
 
 if __name__ == "__main__":
