@@ -47,7 +47,7 @@ EXTRA_TOKENS = (HUGE, "-" + HUGE, "x" * 300, "P99", "99:r0", "@", "@-1", "~", "(
                 "\xff", "é", "\t", "", "0", "-1", "r1", "[", "]", "{", "}", ";", "|", ",")
 
 # Commands: arguments before and after the file. Weighted towards check.
-TIMEOUT = "2"
+TIMEOUT = "1"
 COMMANDS: tuple[tuple[str, ...], ...] = (
     ("check", "--timeout", TIMEOUT),
     ("check", "--timeout", TIMEOUT),
