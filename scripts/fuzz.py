@@ -77,10 +77,12 @@ def corpus_tokens(texts: list[str]) -> list[str]:
 class Mutator:
     """Mutations of litmus texts, from one random source."""
 
-    def __init__(self, texts: list[str], rng: random.Random) -> None:
+    def __init__(self, texts: list[str], rng: random.Random, tokens: list[str],
+                 small: bool = False) -> None:
         self.texts = texts
-        self.tokens = corpus_tokens(texts)
+        self.tokens = tokens
         self.rng = rng
+        self.repeats = (2, 5, 10) if small else (2, 10, 100, 1000)
 
     def mutate(self, text: str) -> str:
         for _ in range(self.rng.randint(1, 3)):
@@ -124,7 +126,7 @@ class Mutator:
             return text
         start = self.rng.randrange(len(text))
         end = min(len(text), start + self.rng.randint(1, 40))
-        times = self.rng.choice((2, 10, 100, 1000))
+        times = self.rng.choice(self.repeats)
         return text[:start] + text[start:end] * times + text[end:]
 
     def nest(self, text: str) -> str:
@@ -159,13 +161,15 @@ class Case:
     text: str
 
 
-def cases(n: int, seed: int, start: int = 0) -> Iterator[Case]:
+def cases(n: int, seed: int, start: int = 0, small: bool = False) -> Iterator[Case]:
     """Inputs ``start`` .. ``n - 1`` of the run with ``seed`` (each from its own random
-    source, so a slice of a run is the same whatever the number of workers)."""
+    source, so a slice of a run is the same whatever the number of workers). ``small``:
+    pieces are repeated at most 10 times (the suite's profile; nesting stays deep)."""
     texts = corpus()
+    tokens = corpus_tokens(texts)
     for i in range(start, n):
         rng = random.Random(f"{seed}:{i}")
-        mutator = Mutator(texts, rng)
+        mutator = Mutator(texts, rng, tokens, small)
         text = mutator.mutate(rng.choice(texts))
         yield Case(i, rng.choice(COMMANDS), text)
 
@@ -217,14 +221,14 @@ def _encoded(text: str) -> bytes:
     return text.encode("utf-8")
 
 
-def _worker(args: tuple[int, int, int, str]) -> list[Outcome]:
+def _worker(args: tuple[int, int, int, str, bool]) -> list[Outcome]:
     """Run inputs ``start`` .. ``stop - 1``; the input in flight is written to
     ``inflight/<pid>`` so that the parent can name an input that kills or hangs it."""
-    seed, start, stop, inflight_dir = args
+    seed, start, stop, inflight_dir, small = args
     mark = Path(inflight_dir) / str(os.getpid())
     out = []
     with tempfile.TemporaryDirectory(prefix="gdrfuzz") as tmp:
-        for c in cases(stop, seed, start):
+        for c in cases(stop, seed, start, small):
             mark.write_text(f"{c.index} {time.time()}")
             out.append(run_case(c, Path(tmp)))
     mark.unlink(missing_ok=True)
@@ -240,9 +244,9 @@ class Tally:
     slowest: float = 0.0
 
 
-def _save(out: Path, seed: int, index: int, what: str) -> None:
+def _save(out: Path, seed: int, index: int, what: str, small: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    case = next(cases(index + 1, seed, index))
+    case = next(cases(index + 1, seed, index, small))
     (out / f"input{index}.litmus").write_bytes(_encoded(case.text))
     (out / f"input{index}.txt").write_text(f"{' '.join(case.command)}\n{what}\n")
 
@@ -256,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hang", type=float, default=10.0, help="seconds that count as a hang")
     ap.add_argument("--kill-after", type=float, default=120.0,
                     help="kill a worker whose input runs this long (counted as a hang)")
+    ap.add_argument("--small", action="store_true",
+                    help="repeat pieces at most 10 times (the suite's profile)")
     ap.add_argument("--max-seconds", type=float, default=0.0,
                     help="stop starting new inputs after this many seconds (0: never)")
     ap.add_argument("--every", type=int, default=1000, help="print figures every N inputs")
@@ -277,11 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         tally.slowest = max(tally.slowest, o.seconds)
         if o.seconds > opts.hang:
             tally.hangs += 1
-            _save(opts.out, opts.seed, o.index, f"took {o.seconds:.1f} s")
+            _save(opts.out, opts.seed, o.index, f"took {o.seconds:.1f} s", opts.small)
             print(f"HANG input {o.index} ({' '.join(o.command)}): {o.seconds:.1f} s", flush=True)
         if o.failure is not None:
             tally.failures += 1
-            _save(opts.out, opts.seed, o.index, o.failure)
+            _save(opts.out, opts.seed, o.index, o.failure, opts.small)
             print(f"FAILURE input {o.index} ({' '.join(o.command)}):\n{o.failure}", flush=True)
         if tally.done >= next_report:
             next_report += opts.every
@@ -305,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
                 out_of_time = bool(opts.max_seconds) and time.monotonic() - began > opts.max_seconds
                 while queue and len(pending) < 2 * opts.jobs and not out_of_time:
                     t = queue.pop(0)
-                    f = pool.submit(_worker, (*t, str(inflight)))
+                    f = pool.submit(_worker, (*t, str(inflight), opts.small))
                     futures[f] = t
                     pending.add(f)
                 if not pending:
@@ -353,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 tally.crashes += 1
             tally.done += 1
-            _save(opts.out, opts.seed, index, what)
+            _save(opts.out, opts.seed, index, what, opts.small)
             print(f"WORKER DIED input {index}: {what}", flush=True)
             todo.remove(piece)
             todo += [t for t in ((piece[0], piece[1], index), (piece[0], index + 1, piece[2]))
