@@ -123,7 +123,12 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
     for line in problem_lines(report):  # plain lines (no wrapping, no markup), for grep
         click.echo(line)
     if junit is not None:
-        write_junit(report, junit)
+        try:
+            write_junit(report, junit)
+        except OSError as err:
+            click.echo(f"{junit}: cannot write the JUnit report: {err.strerror or err}",
+                       err=True)
+            sys.exit(2)
     code = report.exit_code
     if missing:
         code = 2

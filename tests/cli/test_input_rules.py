@@ -202,3 +202,26 @@ def test_huge_integers_are_printed_not_crashed_on(tmp_path: Path) -> None:
         assert code in (0, 1), args
     code, out, _ = run("check", "--states", f)
     assert f"1:r0={HUGE}" in out
+
+
+# ---- outputs that cannot be written, results files that are not ours
+
+
+def test_hw_report_of_a_file_that_is_not_a_results_file(tmp_path: Path) -> None:
+    f = tmp_path / "r.jsonl"
+    f.write_text('{"test": "SB"}\n')
+    code, _, err = run("hw", "report", str(f))
+    assert code == 2 and f"{f}:1: not a line of `gdrcheck hw run`" in err
+    f.write_bytes(b"\xff\n")
+    code, _, err = run("hw", "report", str(f))
+    assert code == 2 and "cannot read the results: not UTF-8 text" in err
+
+
+def test_a_picture_or_junit_file_that_cannot_be_written(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # a file where a directory is needed
+    code, _, err = run("check", "-m", "sc", "--graph", str(blocked / "x.dot"), SB)
+    assert code == 0 and "cannot write the picture" in err
+    code, _, err = run("run", "-j", "0", "-o", str(tmp_path / "r.jsonl"), "--junit",
+                       str(blocked / "j.xml"), SB)
+    assert code == 2 and "cannot write the JUnit report" in err
