@@ -51,7 +51,8 @@ from gdrcheck.litmus.ast import (
     locations_named,
     registers_written,
 )
-from gdrcheck.litmus.grammar import parse_section, token_pos, tree_pos
+from gdrcheck.litmus.grammar import parse_section as _parse_section
+from gdrcheck.litmus.grammar import token_pos, tree_pos
 from gdrcheck.litmus.instructions import (
     Cell,
     ThreadContext,
@@ -74,6 +75,9 @@ _THREAD_RE = re.compile(r"P([0-9]+)")
 _MODEL_RE = re.compile(r"[a-z0-9-]+")
 _VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
 
+MAX_DIGITS = 100
+"""The most digits an integer may have (2^128 has 39; Python converts at most 4,300)."""
+
 MAX_NESTING = 100
 """How deeply ``~``, ``/\\`` and ``\\/`` may nest in a condition or filter (a deeper one
 is refused: the later stages walk propositions recursively)."""
@@ -81,6 +85,26 @@ is refused: the later stages walk propositions recursively)."""
 
 def _fail(message: str, pos: Pos) -> NoReturn:
     raise LitmusError(message, None, pos)
+
+
+def _check_digits(digits: str, pos: Pos) -> None:
+    if len(digits.lstrip("$-")) > MAX_DIGITS:
+        _fail(f"integer too long ({len(digits.lstrip('$-'))} digits; at most {MAX_DIGITS})",
+              pos)
+
+
+def parse_section(start: str, text: str, at: Pos) -> Tree:
+    """grammar.parse_section, with every integer's length checked (walked without
+    recursion) before anything converts it."""
+    tree = _parse_section(start, text, at)
+    stack: list[Tree | Token | None] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Tree):
+            stack.extend(node.children)
+        elif isinstance(node, Token) and node.type in ("INT", "IMM"):
+            _check_digits(str(node), token_pos(node))
+    return tree
 
 
 def parse_litmus(text: str, path: str | None = None) -> Test:
@@ -352,6 +376,7 @@ class _Parser:
         if m is None:
             _fail(f"expected a thread header such as P{column} or P{column}@cta 0,gpu 0, "
                   f"found {body!r}", pos)
+        _check_digits(m.group(1), pos)
         index = int(m.group(1))
         if m.group(2) is None:
             return index, Placement(), pos
@@ -366,6 +391,8 @@ class _Parser:
                 _fail(f"unknown placement {word!r} in the header of P{index} (expected "
                       "'cta N', 'gpu N', 'node N' or 'host')", at)
             key = pm.group(1) or "host"
+            if pm.group(2):
+                _check_digits(pm.group(2), at)
             if key in fields:
                 _fail(f"{key!r} appears twice in the placement of P{index}", at)
             fields[key] = int(pm.group(2)) if pm.group(2) else None
@@ -464,6 +491,7 @@ class _Parser:
         m = _THREAD_RE.fullmatch(text)
         if m is None and not text.isdigit():
             _fail(f"expected a thread such as P1 or 1 before ':', found {text!r}", token_pos(tok))
+        _check_digits(m.group(1) if m else text, token_pos(tok))
         return int(m.group(1)) if m else int(text)
 
     def reg_name(self, name: str) -> str:

@@ -191,3 +191,19 @@ def test_bytes_that_are_not_utf8_are_reported_at_line_and_column(tmp_path: Path)
     assert (err.pos.line, err.pos.col) == (5, 25)
     assert "not UTF-8 text: byte 0xe9" in err.message
     assert err.render().startswith(f"{f}:5:25: ")
+
+
+@pytest.mark.parametrize(("old", "new", "where"), [
+    ("x = 0;", "x = " + "9" * 5000 + ";", "2:7"),
+    ("r0 = 0)", "r0 = -" + "9" * 5000 + ")", "5:16"),
+    ("P1@cta 1", "P1@cta " + "1" * 5000, "3:22"),
+])
+def test_an_integer_too_long_to_convert_is_an_error(old: str, new: str, where: str) -> None:
+    # Python refuses to convert an integer of more than 4,300 digits (a ValueError).
+    err = error(ptx().replace(old, new, 1))
+    assert f"{err.pos.line}:{err.pos.col}" == where
+    assert err.message == "integer too long (5000 digits; at most 100)"
+
+
+def test_an_integer_of_100_digits_is_accepted() -> None:
+    parse_litmus(ptx(init="x = " + "9" * 100 + ";"))
