@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gdrcheck.analysis.models import ModelSpec, get_model
+from gdrcheck.analysis.models import ModelSpec, check_model_names, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import FEATURES, LoadedModel
 from gdrcheck.engine.deadline import Deadline
@@ -44,6 +44,7 @@ def prepare(test: A.Test, model: str | ModelSpec, variants: Sequence[str] = (),
     model and the variants on. Raises InputError for an unknown variant and
     UnsupportedError when the model does not describe the test."""
     spec = ModelSpec.of(model)
+    check_model_names(test, options.include_dirs)
     loaded = get_model(spec.name, options.include_dirs)
     chosen = chosen_variants(test, spec, variants)
     unknown = sorted(v for v in chosen - loaded.variant_names
@@ -75,7 +76,10 @@ def check_test(
     if deadline is None:
         deadline = Deadline(options.timeout)
     spec, loaded, chosen = prepare(test, model, variants, options)
-    prog = lower(test, options.unroll)
+    try:
+        prog = lower(test, options.unroll)
+    except InputError as err:
+        raise err.with_context(test.path, test.source) from None
     eng: SmtEngine | ExplicitEngine
     if options.engine == "explicit":  # each engine's module is imported when it runs
         from gdrcheck.engine.explicit import ExplicitEngine

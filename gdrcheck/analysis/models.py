@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from gdrcheck.analysis.options import split_list
-from gdrcheck.cat.loader import FEATURES, LoadedModel, available_models, load_model
-from gdrcheck.errors import InputError, UnsupportedError
+from gdrcheck.cat.loader import (
+    FEATURES,
+    LoadedModel,
+    available_models,
+    load_model,
+    search_path,
+)
+from gdrcheck.errors import InputError, Pos, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.features import test_features
 
@@ -56,6 +63,17 @@ def _load(name: str, include_dirs: tuple[str, ...]) -> LoadedModel:
     return load_model(name, include_dirs)
 
 
+def _available(include_dirs: tuple[str, ...]) -> tuple[str, ...]:
+    """The model names on the search path (cached per search path, which depends on
+    GDRCHECK_SPECS too)."""
+    return _available_on(tuple(search_path(include_dirs)))
+
+
+@lru_cache(maxsize=64)
+def _available_on(dirs: tuple[Path, ...]) -> tuple[str, ...]:
+    return tuple(available_models(dirs[:-1]))
+
+
 def get_model(name: str, include_dirs: Sequence[str] = ()) -> LoadedModel:
     return _load(name, tuple(include_dirs))
 
@@ -94,6 +112,45 @@ def check_variants(spec: ModelSpec, model: LoadedModel) -> None:
         known = ", ".join(sorted(model.variant_names)) or "none"
         raise InputError(f"model '{spec.name}' has no variant {', '.join(unknown)} "
                          f"(its variants: {known})")
+
+
+def check_model_names(test: A.Test, include_dirs: Sequence[str] = ()) -> None:
+    """Raise InputError, at its line and column, for an ``Expect=`` or ``Liveness=`` entry
+    that names a model not on the search path or a variant its model does not have, and
+    for a ``Variant=`` name that no model on the search path has (a test may name
+    variants of several models). Checked whichever models a run asks for."""
+    if not (test.expectations or test.liveness_expectations or test.variant_items()):
+        return
+    names = set(_available(tuple(include_dirs)))
+    for entry in (*test.expectations, *test.liveness_expectations):
+        key = "Expect" if entry in test.expectations else "Liveness"
+        if entry.model not in names:
+            raise InputError(f"unknown model '{entry.model}' in {key}= (models: "
+                             f"{', '.join(sorted(names)) or 'none'})", test.path, entry.pos,
+                             test.source)
+        model = get_model(entry.model, include_dirs)
+        col = entry.pos.col + len(entry.model) + 1
+        for variant in entry.variants:
+            if variant not in model.variant_names:
+                known = ", ".join(sorted(model.variant_names)) or "none"
+                at = Pos(entry.pos.line, col) if entry.pos.line else entry.pos
+                raise InputError(f"model '{entry.model}' has no variant '{variant}' (in "
+                                 f"{key}=; its variants: {known})", test.path, at,
+                                 test.source)
+            col += len(variant) + 1
+    if not test.variant_items():
+        return
+    known_anywhere: set[str] = set()
+    for name in names:
+        try:
+            known_anywhere |= get_model(name, include_dirs).variant_names
+        except InputError:
+            continue  # a model that does not load is reported when it runs
+    for variant, pos in test.variant_items():
+        if variant not in known_anywhere:
+            raise InputError(f"no model has variant '{variant}' (in Variant=; variants: "
+                             f"{', '.join(sorted(known_anywhere)) or 'none'})", test.path,
+                             pos, test.source)
 
 
 def expected_specs(test: A.Test) -> list[ModelSpec]:

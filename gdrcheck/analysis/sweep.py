@@ -33,7 +33,14 @@ from dataclasses import dataclass, field
 
 import z3
 
-from gdrcheck.analysis.models import ModelSpec, accepts, check_variants, expected_verdict, get_model
+from gdrcheck.analysis.models import (
+    ModelSpec,
+    accepts,
+    check_model_names,
+    check_variants,
+    expected_verdict,
+    get_model,
+)
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.engine.result import LIVENESS_PREFIX, Verdict
 from gdrcheck.engine.smt import build_query, query_solver
@@ -182,6 +189,7 @@ def sweep_test(
     """The verdict of ``test`` under every combination of ``model``'s variants."""
     t0 = time.perf_counter()
     spec = ModelSpec.of(model)
+    check_model_names(test, options.include_dirs)
     loaded = get_model(spec.name, options.include_dirs)
     check_variants(spec, loaded)
     if not accepts(loaded, test):

@@ -42,12 +42,15 @@ def plan(paths: Iterable[str | Path], models: Sequence[ModelSpec] | None = None,
     for file in litmus_files(paths):
         try:
             test = load_litmus(file)
-        except InputError as err:
+        except (InputError, RecursionError) as err:
+            # A file that cannot be read or parsed is an Error line; the run goes on.
+            message = (err.render() if isinstance(err, InputError)
+                       else f"{file}: the test is too large to parse (recursion limit)")
             for spec in models or [ModelSpec(ANY_MODEL)]:
                 j = job(file, spec)
                 if j.key not in out.tests:
                     out.tests[j.key] = None
-                    out.failed.append(error_record(j, err.render()))
+                    out.failed.append(error_record(j, message))
             continue
         specs = list(models) if models else expected_specs(test)
         for spec in specs:

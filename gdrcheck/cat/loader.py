@@ -102,7 +102,7 @@ def find_model(name: str, include_dirs: Sequence[str | Path] = ()) -> Path:
     """The file for model ``name``: an existing file path as is, else ``name``
     or ``name.cat`` in the include directories, then in ``specs/``."""
     given = Path(name)
-    if given.is_file():
+    if _is_file(given):
         return given
     found = _search(name, search_path(include_dirs))
     if found is not None:
@@ -228,9 +228,17 @@ def _search(name: str, dirs: Iterable[Path]) -> Path | None:
     for d in dirs:
         for cand in candidates:
             p = d / cand
-            if p.is_file():
+            if _is_file(p):
                 return p
     return None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False for a name the system refuses (too long, ...)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 class _Loader:

@@ -62,6 +62,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     from gdrcheck.analysis.check import check_test
     from gdrcheck.analysis.models import (
         all_runs,
+        check_model_names,
         expected_verdict,
         load_models,
         models_for,
@@ -102,6 +103,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     for path in files:
         try:
             test = load_litmus(path)
+            check_model_names(test, include_dirs)
             runs = (all_runs(test, models, wanted) if all_mode
                     else [(spec, extra) for spec in models_for(test, model)])
         except InputError as err:

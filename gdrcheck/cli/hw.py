@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from gdrcheck.cli.options import fail
 from gdrcheck.errors import InputError
 
 
@@ -102,16 +103,31 @@ def report_cmd(results: str, model: str) -> None:
                 "forbidden states seen"):
         table.add_column(col)
     bad = 0
-    for line in Path(results).read_text().splitlines():
+    try:
+        lines = Path(results).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
+        click.echo(f"{results}: cannot read the results: {reason}", err=True)
+        sys.exit(2)
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        d = json.loads(line)
-        res = HwResult(d["test"], d.get("file"), d["iterations"], d["histogram"],
-                       d["positive"], d["seconds"], d["device"],
-                       stand_in=bool(d.get("stand_in")))
+        try:
+            d = json.loads(line)
+            res = HwResult(d["test"], d.get("file"), d["iterations"], d["histogram"],
+                           d["positive"], d["seconds"], d["device"],
+                           stand_in=bool(d.get("stand_in")))
+        except (ValueError, KeyError, TypeError) as err:
+            click.echo(f"{results}:{number}: not a line of `gdrcheck hw run` "
+                       f"({type(err).__name__}: {err})", err=True)
+            sys.exit(2)
         path = d.get("file")
         if path and Path(path).exists():
-            check_states(res, load_litmus(path), model)
+            try:
+                check_states(res, load_litmus(path), model)
+            except InputError as err:
+                fail(err, path)
+                sys.exit(2)
         else:  # the test file is not here: what the run itself found
             res.model, res.model_verdict = d.get("model"), d.get("model_verdict")
             res.forbidden_states = list(d.get("forbidden_states") or [])

@@ -32,7 +32,7 @@ def engine_option(f: F) -> F:
 
 def timeout_option(what: str = "per test and model, encoding and every solver call "
                    "included") -> Callable[[F], F]:
-    return click.option("--timeout", type=float, default=None,
+    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
                         help=f"Time limit {what} (s): reported as Unknown, never as a "
                         "verdict.")
 
@@ -44,7 +44,7 @@ def unroll_option(f: F) -> F:
 
 def include_option(f: F) -> F:
     return click.option("-I", "include_dirs", multiple=True,
-                        type=click.Path(file_okay=False),
+                        type=click.Path(file_okay=False, exists=True),
                         help="Extra directory to search for models (first).")(f)
 
 

@@ -29,7 +29,11 @@ def draw(test: A.Test, spec: ModelSpec, extra: Sequence[str], res: Result,
         click.echo(dot, nl=False)
         return
     target = numbered(path, index, test.name if several else "", res.model)
-    written, message = write_graph(dot, target)
+    try:
+        written, message = write_graph(dot, target)
+    except OSError as err:
+        click.echo(f"{target}: cannot write the picture: {err.strerror or err}", err=True)
+        return
     click.echo(message or f"Graph {test.name} {res.model}: {written}", err=True)
 
 

@@ -46,7 +46,8 @@ if TYPE_CHECKING:
               help="JSONL file: one line per finished job, appended; the keys already "
               "there are skipped (resume).")
 @timeout_option("per job")
-@click.option("--kill-after", type=float, default=None, help="Kill a job's worker after "
+@click.option("--kill-after", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Kill a job's worker after "
               "this many seconds and record Unknown (default: 10 x --timeout + 30 with "
               "--timeout, else never).")
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -131,7 +132,12 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
     for line in problem_lines(report):  # plain lines (no wrapping, no markup), for grep
         click.echo(line)
     if junit is not None:
-        write_junit(report, junit)
+        try:
+            write_junit(report, junit)
+        except OSError as err:
+            click.echo(f"{junit}: cannot write the JUnit report: {err.strerror or err}",
+                       err=True)
+            sys.exit(2)
     if html_dir is not None:
         from gdrcheck.report.html import write_html_report
 

@@ -37,7 +37,7 @@ TAGS = (
     "GIVEN_THREAD", "GIVEN_CTA", "GIVEN_GPU", "GIVEN_SYS", "REQ_GPU", "REQ_SYS",
     "NIC", "NR", "NW", "SIG", "AMO", "CTR", "LC", "RSP", "LCL", "RO", "SO",
     "STRONG", "WEAK", "LEGACY", "IDX", "VA", "INC", "ADD", "SET", "BARSIG", "BARNONE",
-    "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET",
+    "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET", "SIGMEM",
     "FLUSHREQ", "REQWAIT", "WAITUNTIL", "SIGWAITUNTIL", "SYNCAPI", "CTAEVEN", "CTAODD",
     # the async proxy (cp.async.bulk)
     "ASYNC", "ASYNCWAIT",

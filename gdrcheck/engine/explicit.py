@@ -14,6 +14,7 @@ with a thread count needs that many arrivals.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -175,6 +176,7 @@ class ExplicitEngine:
                        for r in reads]
             if any(not c for c in choices):
                 continue
+            self._within_limit(math.prod(len(c) for c in choices), "reads-from choices")
             for srcs in itertools.product(*choices):
                 rf_of = {r.eid: w for r, w in zip(reads, srcs, strict=True)}
                 vals = _values(prog, rf_of)
@@ -196,12 +198,16 @@ class ExplicitEngine:
         rf: dict[Pair, Formula] = {(w, r): True for r, w in rf_of.items()}
         co_choices = []
         locs = list(writes_at)
+        scf = [e.eid for e in evs if e.kind == "F" and "SC" in e.tags]
+        orders = math.factorial(len(scf)) * math.prod(
+            math.factorial(sum(1 for w in ws if not prog.events[w].is_init))
+            for ws in writes_at.values())
+        self._within_limit(orders, "coherence and fence orders")
         for loc in locs:
             ws = writes_at[loc]
             init = [w for w in ws if prog.events[w].is_init]
             real = [w for w in ws if not prog.events[w].is_init]
             co_choices.append([init + list(p) for p in itertools.permutations(real)])
-        scf = [e.eid for e in evs if e.kind == "F" and "SC" in e.tags]
         fso_choices = list(itertools.permutations(scf)) if len(scf) > 1 else [tuple(scf)]
         bar_choices = _barrier_orders(prog, evs, vals)
         for cos in itertools.product(*co_choices):
@@ -223,6 +229,14 @@ class ExplicitEngine:
                 for sb in bar_choices:
                     frame = Frame(prog, exe, rf, co, fw, fso, sb)
                     yield frame, state, vals
+
+    def _within_limit(self, count: int, what: str) -> None:
+        """Refuse, before enumerating them, more choices than the engine's limit (a long
+        thread of stores has more coherence orders than can be listed)."""
+        if count > self.limit:
+            raise UnsupportedError(
+                f"more than {self.limit} {what} to enumerate: too many for the explicit "
+                "engine (use --engine smt)")
 
     # -- helpers ---------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from hypothesis import strategies as st
@@ -545,8 +545,10 @@ def _with_condition(draw: st.DrawFn, test: A.Test, gens: list[_ThreadGen],
     observables: list[A.Term] = [A.RegTerm(g.index, r) for g in gens for r in g.written]
     observables += [A.LocTerm(A.LocRef(x)) for x in used]
     vals = possible_values(test)
-    if not observables:  # only fences and barriers: name a location anyway
+    if not observables:  # only fences and barriers: name a location anyway (declared:
+        # a condition may not name a location that nothing declares or accesses)
         observables = [A.LocTerm(A.LocRef(locations[0]))]
+        test = replace(test, init=(A.InitLoc(A.LocRef(locations[0]), 0),))
     k = draw(st.integers(1, min(4, len(observables))))
     picked = draw(st.lists(st.sampled_from(observables), min_size=k, max_size=k, unique=True))
     cmps: list[A.Prop] = []

@@ -9,7 +9,7 @@ All nodes are frozen dataclasses, so two parses of one text compare equal
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from gdrcheck.errors import NOPOS, Pos
@@ -692,6 +692,20 @@ class Meta:
     key: str
     value: str
     pos: Pos = _pos()
+    value_pos: Pos = _pos()  # where the value (stripped) starts
+
+    def items(self) -> list[tuple[str, Pos]]:
+        """The comma-separated items of the value, stripped, each at its position."""
+        out: list[tuple[str, Pos]] = []
+        offset = 0
+        for raw in self.value.split(","):
+            item = raw.strip()
+            lead = len(raw) - len(raw.lstrip())
+            if item:
+                col = self.value_pos.col + offset + lead if self.value_pos.line else 0
+                out.append((item, Pos(self.value_pos.line, col)))
+            offset += len(raw) + 1
+        return out
 
 
 @dataclass(frozen=True)
@@ -735,23 +749,24 @@ class Test:
 
     @property
     def variants(self) -> tuple[str, ...]:
-        out: list[str] = []
-        for v in self.meta_values("Variant"):
-            out.extend(s.strip() for s in v.split(",") if s.strip())
-        return tuple(out)
+        return tuple(name for name, _ in self.variant_items())
+
+    def variant_items(self) -> list[tuple[str, Pos]]:
+        """The names of the ``Variant=`` lines, each at its position."""
+        return [item for m in self.meta if m.key == "Variant" for item in m.items()]
 
     def _entries(self, key: str) -> tuple[Expectation, ...]:
-        """``key=model{+variant}*:Verdict, ...`` entries (the parser checks their syntax)."""
+        """``key=model{+variant}*:Verdict, ...`` entries (the parser checks their syntax),
+        each at its own position."""
         out: list[Expectation] = []
         for m in self.meta:
             if m.key != key:
                 continue
-            for item in m.value.split(","):
-                item = item.strip()
-                if item:
-                    model_part, _, verdict = item.rpartition(":")
-                    names = model_part.split("+")
-                    out.append(Expectation(names[0], tuple(names[1:]), verdict, m.pos))
+            for item, pos in m.items():
+                model_part, _, verdict = item.rpartition(":")
+                names = model_part.split("+")
+                out.append(Expectation(names[0], tuple(names[1:]), verdict,
+                                       pos if pos.line else m.pos))
         return tuple(out)
 
     @property
@@ -771,3 +786,62 @@ class Test:
         for v in self.meta_values("Source"):
             out.extend(s.strip() for s in v.split(",") if s.strip())
         return tuple(out)
+
+
+# --------------------------------------------------------------------------
+# What a thread writes, what the instructions name
+# --------------------------------------------------------------------------
+
+
+def registers_written(thread: Thread) -> frozenset[str]:
+    """The registers some instruction of ``thread`` writes (as the lowering does)."""
+    out: set[str] = set()
+    for ins in thread.instrs:
+        if isinstance(ins, X86Mov) and isinstance(ins.dst, Reg):
+            out.add(ins.dst.name.upper())
+        elif isinstance(ins, X86Xchg):
+            out |= {x.name.upper() for x in (ins.a, ins.b) if isinstance(x, Reg)}
+        elif isinstance(ins, X86Locked):
+            if ins.op in ("XADD", "XCHG") and isinstance(ins.src, Reg):
+                out.add(ins.src.name.upper())
+            if ins.op == "CMPXCHG":
+                out.add("EAX")
+        elif isinstance(ins, (PtxLoad, PtxAtom, LocalOp, GinRead)):
+            out.add(ins.dst.name)
+    return frozenset(out)
+
+
+def locations_named(test: Test) -> frozenset[str]:
+    """The names of the locations the init block declares or an instruction accesses
+    (a location is declared by its first use, as in herd)."""
+    out: set[str] = set()
+    for item in test.init:
+        if isinstance(item, InitLoc):
+            out.add(item.loc.name)
+        elif isinstance(item, InitReg) and isinstance(item.value, LocRef):
+            out.add(item.value.name)
+        elif isinstance(item, (SignalDecl, CounterDecl, HostDecl)):
+            out.add(item.name)
+        elif isinstance(item, WindowDecl):
+            out.update(item.members)
+    for thread in test.threads:
+        for ins in thread.instrs:
+            out.update(_names_in(ins))
+    return frozenset(out)
+
+
+def _names_in(ins: Instr) -> set[str]:
+    if isinstance(ins, (GinWait, GinRead, GinReset)):
+        return {ins.name}
+    out: set[str] = set()
+    if isinstance(ins, GinPut) and ins.counter is not None:
+        out.add(ins.counter)
+    for f in fields(ins):
+        value = getattr(ins, f.name)
+        if isinstance(value, LocRef):
+            out.add(value.name)
+        elif isinstance(value, X86Mem):
+            out.add(value.loc.name)
+        elif isinstance(value, SignalSpec):
+            out.add(value.target.name)
+    return out

@@ -456,6 +456,14 @@ class _Builder:
     def is_register(self, name: str) -> bool:
         return bool(_REG_RE.fullmatch(name)) or name in self.ctx.dests
 
+    def loc(self, cell: Cell, op: Operand, what: str = "a location") -> LocRef:
+        """A location operand; a register of the thread (or a name in the register syntax
+        r0, r1, ...) is refused rather than read as a location of that name."""
+        if op.kind == "name" and self.is_register(op.name):
+            _fail(f"{op.name!r} is a register, but '{cell.mnemonic}' needs {what} here "
+                  "(locations and registers do not share names)", op.pos)
+        return _loc(op, what)
+
     # ---- dispatch
 
     def build(self, cell: Cell) -> Instr:
@@ -502,19 +510,19 @@ class _Builder:
             return PtxAsyncWait(n, cell.pos, read=len(parts) == 5)
         _arity(cell, 2, 3, "cp.async.bulk x, v | cp.async.bulk s, x, mb | cp.async.bulk x, s")
         if len(ops) == 3:
-            dst = _loc(ops[0], "a shared-memory destination")
+            dst = self.loc(cell, ops[0], "a shared-memory destination")
             if dst.name not in self.ctx.shared:
                 _fail(f"a TMA load writes shared memory: {dst.name!r} is not declared "
                       f"'{dst.name} : shared'", dst.pos)
-            src = self._global(ops[1], "source of a TMA load")
+            src = self._global(cell, ops[1], "source of a TMA load")
             return PtxBulkLoad(dst, src, self._mbar(ops[2]), cell.pos)
-        dst = self._global(ops[0], "destination of a bulk copy")
+        dst = self._global(cell, ops[0], "destination of a bulk copy")
         if ops[1].kind == "name" and ops[1].name in self.ctx.shared:
             return PtxBulkStore(dst, _loc(ops[1]), cell.pos)
         return PtxAsyncStore(dst, _value(ops[1]), cell.pos)
 
-    def _global(self, op: Operand, what: str) -> LocRef:
-        loc = _loc(op, "a global location")
+    def _global(self, cell: Cell, op: Operand, what: str) -> LocRef:
+        loc = self.loc(cell, op, "a global location")
         if loc.name in self.ctx.shared or loc.name in self.ctx.mbarriers:
             _fail(f"the {what} is global memory, found the shared {loc.name!r}", loc.pos)
         return loc
@@ -531,7 +539,7 @@ class _Builder:
         if q.get("state space") == "const":
             return self._proxy_load(cell, q, "constant")
         sem, scope = _sem_scope(cell, q, "weak", LD_SEMS)
-        loc = _loc(src)
+        loc = self.loc(cell, src)
         self._space(cell, q, loc)
         return PtxLoad(sem, scope, dst, loc, cell.pos)
 
@@ -540,7 +548,7 @@ class _Builder:
                                       "state space": _SHARED_QUALS})
         _arity(cell, 2, 2, "st{.sem}{.scope} x, v")
         sem, scope = _sem_scope(cell, q, "weak", ST_SEMS)
-        loc = _loc(cell.operands[0])
+        loc = self.loc(cell, cell.operands[0])
         self._space(cell, q, loc)
         return PtxStore(sem, scope, loc, _value(cell.operands[1]), cell.pos)
 
@@ -648,14 +656,14 @@ class _Builder:
             _arity(cell, 3, 3, f"atom.sem.scope.{op} r, x, v")
         values = tuple(_value(v) for v in ops[2:])
         dst = _reg(ops[0], "a destination register")
-        loc = _loc(ops[1])
+        loc = self.loc(cell, ops[1])
         self._not_mbarrier(loc)
         return PtxAtom(sem, scope, op, dst, loc, values, cell.pos)
 
     def ptx_red(self, cell: Cell, parts: list[str]) -> Instr:
         sem, scope, op = self._rmw_quals(cell, parts, RED_OPS)
         _arity(cell, 2, 2, f"red.sem.scope.{op} x, v")
-        loc = _loc(cell.operands[0])
+        loc = self.loc(cell, cell.operands[0])
         self._not_mbarrier(loc)
         return PtxRed(sem, scope, op, loc, _value(cell.operands[1]), cell.pos)
 
@@ -832,11 +840,11 @@ class _Builder:
             _arity(cell, 3, 3, "gin.put c0, x@1, buf{, sig=S}{, ctr=C}{, options}")
         ops = cell.operands
         ctx = self._ctx(ops[0])
-        dst = _loc(ops[1], "a destination location such as x@1")
+        dst = self.loc(cell, ops[1], "a destination location such as x@1")
         if ops[2].kind == "int":
             _fail(f"expected a source location, found {ops[2].text!r} (gin.put_value puts an "
                   "immediate value)", ops[2].pos)
-        src = _loc(ops[2], "a source location")
+        src = self.loc(cell, ops[2], "a source location")
         signal, counter, options, _ = self._options(cell, ops[3:], dst.rank, put=True)
         return GinPut(ctx, dst, src, signal, counter, options, cell.pos)
 
@@ -882,7 +890,8 @@ class _Builder:
         _arity(cell, 3, 3, "gin.get c0, buf, x@1")
         ops = cell.operands
         ctx = self._ctx(ops[0])
-        return GinGet(ctx, _loc(ops[1], "a local location"), _loc(ops[2]), cell.pos)
+        return GinGet(ctx, self.loc(cell, ops[1], "a local location"), self.loc(cell, ops[2]),
+                      cell.pos)
 
     def _va_flag(self, cell: Cell, ops: Sequence[Operand], at: int) -> bool:
         if len(ops) <= at:

@@ -52,8 +52,11 @@ from gdrcheck.litmus.ast import (
     Test,
     Thread,
     WindowDecl,
+    locations_named,
+    registers_written,
 )
-from gdrcheck.litmus.grammar import parse_section, token_pos, tree_pos
+from gdrcheck.litmus.grammar import parse_section as _parse_section
+from gdrcheck.litmus.grammar import token_pos, tree_pos
 from gdrcheck.litmus.instructions import (
     Cell,
     ThreadContext,
@@ -76,6 +79,13 @@ _THREAD_RE = re.compile(r"P([0-9]+)")
 _MODEL_RE = re.compile(r"[a-z0-9-]+")
 _VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
 
+MAX_DIGITS = 100
+"""The most digits an integer may have (2^128 has 39; Python converts at most 4,300)."""
+
+MAX_NESTING = 100
+"""How deeply ``~``, ``/\\`` and ``\\/`` may nest in a condition or filter (a deeper one
+is refused: the later stages walk propositions recursively)."""
+
 
 _ALIAS_PROXIES = ("generic", "surface", "texture", "constant")
 
@@ -87,6 +97,26 @@ def _fail(message: str, pos: Pos) -> NoReturn:
 def _after(tok: Token) -> Pos:
     pos = token_pos(tok)
     return Pos(pos.line, pos.col + len(str(tok)))
+
+
+def _check_digits(digits: str, pos: Pos) -> None:
+    if len(digits.lstrip("$-")) > MAX_DIGITS:
+        _fail(f"integer too long ({len(digits.lstrip('$-'))} digits; at most {MAX_DIGITS})",
+              pos)
+
+
+def parse_section(start: str, text: str, at: Pos) -> Tree:
+    """grammar.parse_section, with every integer's length checked (walked without
+    recursion) before anything converts it."""
+    tree = _parse_section(start, text, at)
+    stack: list[Tree | Token | None] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Tree):
+            stack.extend(node.children)
+        elif isinstance(node, Token) and node.type in ("INT", "IMM"):
+            _check_digits(str(node), token_pos(node))
+    return tree
 
 
 def parse_litmus(text: str, path: str | None = None) -> Test:
@@ -183,8 +213,10 @@ class _Parser:
         conds = parse_section("conds", blanked[cond_start:], self.pos(cond_start))
         locations, filt, condition = self.conditions(conds)
         doc = "\n".join(docs) if docs else None
-        return Test(arch, name, doc, meta, init, threads, locations, filt, condition,
+        test = Test(arch, name, doc, meta, init, threads, locations, filt, condition,
                     docs=docs)
+        _check_observed(test)
+        return test
 
     def header(self, i: int) -> tuple[Arch, str, int]:
         text = self.text
@@ -229,7 +261,9 @@ class _Parser:
                 found = word.group() if word else text[i]
                 _fail(f"unexpected {found!r}: expected a metadata line 'Key=Value' or '{{' to "
                       "start the init block", self.pos(i))
-            item = Meta(m.group(1), m.group(2).strip(), self.pos(i))
+            raw = m.group(2)
+            value_at = self.pos(i + m.start(2) - m.start() + len(raw) - len(raw.lstrip()))
+            item = Meta(m.group(1), raw.strip(), self.pos(i), value_at)
             if item.key in ("Expect", "Liveness"):
                 self.check_expect(item, i + m.start(2) - m.start())
             meta.append(item)
@@ -358,6 +392,7 @@ class _Parser:
         if m is None:
             _fail(f"expected a thread header such as P{column} or P{column}@cta 0,gpu 0, "
                   f"found {body!r}", pos)
+        _check_digits(m.group(1), pos)
         index = int(m.group(1))
         if m.group(2) is None:
             return index, Placement(), pos
@@ -372,6 +407,8 @@ class _Parser:
                 _fail(f"unknown placement {word!r} in the header of P{index} (expected "
                       "'cta N', 'gpu N', 'node N' or 'host')", at)
             key = pm.group(1) or "host"
+            if pm.group(2):
+                _check_digits(pm.group(2), at)
             if key in fields:
                 _fail(f"{key!r} appears twice in the placement of P{index}", at)
             fields[key] = int(pm.group(2)) if pm.group(2) else None
@@ -388,6 +425,8 @@ class _Parser:
     def init_items(self, tree: Tree) -> tuple[InitItem, ...]:
         items: list[InitItem] = []
         declared: dict[str, Pos] = {}
+        initialised: dict[tuple[str, int | None], Pos] = {}
+        registers: dict[tuple[int, str], Pos] = {}
         for child in tree.children:
             if child is None:
                 continue
@@ -399,6 +438,20 @@ class _Parser:
                 if item.name in declared:
                     _fail(f"{item.name!r} is declared twice in the init block", item.pos)
                 declared[item.name] = item.pos
+            elif isinstance(item, InitLoc):
+                key = (item.loc.name, item.loc.rank)
+                if key in initialised:
+                    first = initialised[key]
+                    _fail(f"{item.loc} is initialised twice in the init block (first at "
+                          f"{first.line}:{first.col})", item.pos)
+                initialised[key] = item.pos
+            elif isinstance(item, InitReg):
+                rkey = (item.thread, item.reg)
+                if rkey in registers:
+                    first = registers[rkey]
+                    _fail(f"register {item.thread}:{item.reg} is initialised twice in the "
+                          f"init block (first at {first.line}:{first.col})", item.pos)
+                registers[rkey] = item.pos
             items.append(item)
         return tuple(items)
 
@@ -501,6 +554,7 @@ class _Parser:
         m = _THREAD_RE.fullmatch(text)
         if m is None and not text.isdigit():
             _fail(f"expected a thread such as P1 or 1 before ':', found {text!r}", token_pos(tok))
+        _check_digits(m.group(1) if m else text, token_pos(tok))
         return int(m.group(1)) if m else int(text)
 
     def reg_name(self, name: str) -> str:
@@ -530,13 +584,17 @@ class _Parser:
         return locations, filt, Condition(quant, prop, token_pos(quant_tok))
 
     def prop(self, tree: Tree, where: str) -> Prop:
+        _check_nesting(tree, where)
+        return self._prop(tree, where)
+
+    def _prop(self, tree: Tree, where: str) -> Prop:
         data = tree.data
         if data == "prop_or":
-            return Or(tuple(self.prop(cast(Tree, c), where) for c in tree.children))
+            return Or(tuple(self._prop(cast(Tree, c), where) for c in tree.children))
         if data == "prop_and":
-            return And(tuple(self.prop(cast(Tree, c), where) for c in tree.children))
+            return And(tuple(self._prop(cast(Tree, c), where) for c in tree.children))
         if data == "prop_not":
-            return Not(self.prop(cast(Tree, tree.children[0]), where))
+            return Not(self._prop(cast(Tree, tree.children[0]), where))
         if data == "prop_true":
             return BoolConst(True)
         if data == "prop_false":
@@ -560,3 +618,63 @@ class _Parser:
         if thread >= self.nthreads:
             _fail(f"unknown thread P{thread} in {where}", pos)
         return RegTerm(thread, self.reg_name(str(kids[1])), pos)
+
+
+def _check_nesting(tree: Tree, where: str) -> None:
+    """Refuse a proposition nested more than MAX_NESTING deep (walked without recursion),
+    at the first operator past the limit."""
+    stack: list[tuple[Tree, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.data not in ("prop_or", "prop_and", "prop_not"):
+            continue
+        if depth >= MAX_NESTING:
+            _fail(f"the {where} is nested too deeply (more than {MAX_NESTING} levels of "
+                  "~, /\\ and \\/)", tree_pos(node))
+        stack.extend((cast(Tree, c), depth + 1) for c in node.children)
+
+
+_CLAUSE = {"locations": "locations list", "filter": "filter", "condition": "condition"}
+
+
+def _check_observed(test: Test) -> None:
+    """Every register that ``locations``, ``filter`` or the condition names is written by
+    its thread (or initialised), and every location is declared in the init block or
+    accessed by an instruction: anything else would silently read 0."""
+    written = {t.index: registers_written(t) for t in test.threads}
+    for item in test.init:
+        if isinstance(item, InitReg):
+            written.setdefault(item.thread, frozenset())
+            written[item.thread] = written[item.thread] | {item.reg}
+    named = locations_named(test)
+    clauses: list[tuple[str, Sequence[Term | Prop]]] = [
+        ("locations", test.locations),
+        ("filter", [test.filter] if test.filter is not None else []),
+        ("condition", [test.condition.prop]),
+    ]
+    for where, roots in clauses:
+        clause = _CLAUSE[where]
+        for term in _terms(roots):
+            if isinstance(term, RegTerm) and term.reg not in written.get(term.thread, ()):
+                _fail(f"register {term.thread}:{term.reg} in the {clause} is never written by "
+                      f"P{term.thread} (nor initialised in the init block)", term.pos)
+            if isinstance(term, LocTerm) and term.loc.name not in named:
+                _fail(f"location {term.loc} in the {clause} is neither declared in the init "
+                      "block nor accessed by any instruction", term.pos)
+
+
+def _terms(roots: Sequence[Term | Prop]) -> list[Term]:
+    """The terms of ``roots``, left to right (walked without recursion)."""
+    out: list[Term] = []
+    stack: list[Term | Prop] = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (And, Or)):
+            stack.extend(reversed(node.args))
+        elif isinstance(node, Not):
+            stack.append(node.arg)
+        elif isinstance(node, Cmp):
+            stack.extend((node.rhs, node.lhs))
+        elif isinstance(node, (RegTerm, LocTerm, ConstTerm)):
+            out.append(node)
+    return out

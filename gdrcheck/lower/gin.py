@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from gdrcheck.errors import NOPOS, Pos, UnsupportedError
+from gdrcheck.errors import NOPOS, LitmusError, Pos, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.builder import PathState
 from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal, WaitSite
@@ -203,8 +203,24 @@ def _words(world: World, ref: A.LocRef) -> list[A.LocRef]:
     return [A.LocRef(m, ref.rank, ref.pos) for m in members]
 
 
+def _local(ref: A.LocRef, rank: int | None, what: str) -> None:
+    """A get's destination and a put's source are in the issuer's own memory."""
+    if ref.rank is not None and rank is not None and ref.rank != rank:
+        raise LitmusError(f"{what} is in the issuing rank's own memory: write {ref.name}, "
+                          f"not {ref.name}@{ref.rank} (this thread is on rank {rank})",
+                          pos=ref.pos)
+
+
+def _into_signal(world: World, loc_name: str) -> set[str]:
+    """``SIGMEM`` on a data write into a declared signal or counter word."""
+    name = loc_name.rsplit("@", 1)[0]
+    return {"SIGMEM"} if name in world.signals or name in world.counters else set()
+
+
 def _put(st: PathState, world: World, ins: A.GinPut, label: str) -> None:
     rank = st.place.gpu
+    if isinstance(ins.src, A.LocRef):
+        _local(ins.src, rank, "the source of a put")
     dsts = _words(world, ins.dst)
     peer_ref = world.loc(dsts[0], rank)
     peer = int(peer_ref.rsplit("@", 1)[1])
@@ -226,8 +242,8 @@ def _put(st: PathState, world: World, ins: A.GinPut, label: str) -> None:
         else:
             assert isinstance(ins.src, A.Const)
             v = ins.src.value
-        o.nic("W", dst, {"NW", "RSP", _registration(world, dst, "GIN")}, f"write {dst}",
-              value=v)
+        o.nic("W", dst, {"NW", "RSP", _registration(world, dst, "GIN")} | _into_signal(world, dst),
+              f"write {dst}", value=v)
     if ins.signal is not None:
         _signal(o, ins.signal)
     o.local_completion()
@@ -249,13 +265,15 @@ def _gin_signal(st: PathState, world: World, ins: A.GinSignal, label: str) -> No
 def _get(st: PathState, world: World, family: str, ctx: str, dst_ref: A.LocRef,
          src_ref: A.LocRef, label: str, pos: object, blocking: bool) -> None:
     rank = st.place.gpu
+    _local(dst_ref, rank, "the destination of a get")
     src = world.loc(src_ref, rank)
     dst = world.loc(dst_ref, rank)
     peer = int(src.rsplit("@", 1)[1])
     o = _Op(st, world, family, ctx, peer, world.new_op(), label, pos)
     o.issue({"GET"} | ({"BLOCKING"} if blocking else set()))
     v = o.nic("R", src, {"NR", "RSP"}, f"read {src}")
-    o.nic("W", dst, {"NW", "LCL"}, f"write {dst}", value=v)
+    o.nic("W", dst, {"NW", "LCL"} | (_into_signal(world, dst) if family == "GIN" else set()),
+          f"write {dst}", value=v)
     o.local_completion()
 
 

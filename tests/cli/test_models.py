@@ -154,8 +154,23 @@ def test_all_on_sb(specs: Path) -> None:
     assert "\x1b[" not in out  # no colour when not a tty
 
 
-def test_all_on_a_ptx_test(specs: Path) -> None:
-    code, out, _ = run("check", MP_PTX, "--model", "all")
+def _mp_sc_only(tmp_path: Path) -> str:
+    """MP_PTX with the Expect= entries of the models in the fixture's directory only (an
+    entry naming a model not on the search path is an error)."""
+    f = tmp_path / "MP-sc.litmus"
+    f.write_text(Path(MP_PTX).read_text().replace("Expect=ptx:Forbidden,sc:Forbidden",
+                                                  "Expect=sc:Forbidden"))
+    return str(f)
+
+
+def test_expect_naming_a_model_not_on_the_path_is_exit_2(specs: Path) -> None:
+    code, _, err = run("check", MP_PTX, "--model", "all")
+    assert code == 2
+    assert "MP+rel+acq-gpu.litmus:3:8: unknown model 'ptx' in Expect=" in err
+
+
+def test_all_on_a_ptx_test(specs: Path, tmp_path: Path) -> None:
+    code, out, _ = run("check", _mp_sc_only(tmp_path), "--model", "all")
     assert code == 0
     rows = _rows(out)
     assert set(rows) == {"onlygin", "onlyptx", "sc"}
@@ -163,11 +178,12 @@ def test_all_on_a_ptx_test(specs: Path) -> None:
     assert rows["onlyptx"][2:4] == ["-", "-"]  # no Expect= entry for it
 
 
-def test_all_with_a_variant_applies_it_where_it_exists(specs: Path) -> None:
-    code, out, _ = run("check", MP_PTX, "--model", "all+strict")
+def test_all_with_a_variant_applies_it_where_it_exists(specs: Path, tmp_path: Path) -> None:
+    mp = _mp_sc_only(tmp_path)
+    code, out, _ = run("check", mp, "--model", "all+strict")
     assert code == 0
     assert set(_rows(out)) == {"onlygin", "onlyptx+strict", "sc"}
-    code, out2, _ = run("check", MP_PTX, "--model", "all", "--variant", "strict")
+    code, out2, _ = run("check", mp, "--model", "all", "--variant", "strict")
     assert code == 0 and set(_rows(out2)) == set(_rows(out))
 
 

@@ -63,6 +63,8 @@ from gdrcheck.litmus.ast import (
     X86Mfence,
     X86Mov,
     X86Xchg,
+    locations_named,
+    registers_written,
 )
 from gdrcheck.litmus.ast import Test as LitmusTest
 from gdrcheck.litmus.instructions import ATOM_OPS, FENCE_KINDS, LOCAL_OPS, RED_OPS, SCOPES
@@ -323,8 +325,53 @@ def litmus_tests(draw: st.DrawFn) -> LitmusTest:
     quantifiers: list[Quantifier] = ["exists", "~exists", "forall"]
     quantifier = draw(st.sampled_from(quantifiers))
     condition = Condition(quantifier, draw(props(arch, nthreads)))
-    return LitmusTest(arch, "T+rand.1", doc, tuple(meta), tuple(init), tuple(threads),  # type: ignore[arg-type]
-                      locations, filt, condition)
+    test = LitmusTest(arch, "T+rand.1", doc, tuple(meta), tuple(_once(init)),  # type: ignore[arg-type]
+                      tuple(threads), locations, filt, condition)
+    return _observable(test)
+
+
+def _once(init: list[InitItem]) -> list[InitItem]:
+    """The init items without a second initialisation of a location or register (an
+    error, docs/input-rules.md)."""
+    seen: set[object] = set()
+    out: list[InitItem] = []
+    for item in init:
+        key = ((item.loc.name, item.loc.rank) if isinstance(item, InitLoc)
+               else (item.thread, item.reg) if isinstance(item, InitReg) else id(item))
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def _observable(test: LitmusTest) -> LitmusTest:
+    """``test`` with an init item for each register and location the condition, filter
+    and locations list name that no instruction writes or accesses (naming one would be
+    an error, docs/input-rules.md)."""
+    written = {t.index: set(registers_written(t)) for t in test.threads}
+    for item in test.init:
+        if isinstance(item, InitReg):
+            written[item.thread].add(item.reg)
+    named = set(locations_named(test))
+    extra: list[InitItem] = []
+    roots: list[Term | Prop] = [*test.locations, test.condition.prop]
+    if test.filter is not None:
+        roots.append(test.filter)
+    while roots:
+        node = roots.pop()
+        if isinstance(node, (And, Or)):
+            roots.extend(node.args)
+        elif isinstance(node, Not):
+            roots.append(node.arg)
+        elif isinstance(node, Cmp):
+            roots.extend((node.lhs, node.rhs))
+        elif isinstance(node, RegTerm) and node.reg not in written[node.thread]:
+            written[node.thread].add(node.reg)
+            extra.append(InitReg(node.thread, node.reg, 0))
+        elif isinstance(node, LocTerm) and node.loc.name not in named:
+            named.add(node.loc.name)
+            extra.append(InitLoc(LocRef(node.loc.name), 0))
+    return replace(test, init=test.init + tuple(extra))
 
 
 # The number of examples comes from the suite's hypothesis profile (tests/conftest.py).

@@ -41,7 +41,7 @@ from gdrcheck.litmus.ast import Const as C
 from gdrcheck.litmus.ast import Test as LitmusTest
 
 
-def ptx(cond: str, init: str = "x = 0;", extra: str = "") -> LitmusTest:
+def ptx(cond: str, init: str = "x = 0; y = 0; 0:r0 = 0;", extra: str = "") -> LitmusTest:
     text = (
         "PTX t\n"
         f"{{ {init} }}\n"
@@ -302,7 +302,7 @@ def test_path_and_source(tmp_path: Path) -> None:
 
 
 def test_parse_is_deterministic_and_ignores_layout() -> None:
-    a = ptx("exists (P1:r0 == 0)")
+    a = ptx("exists (P1:r0 == 0)", init="x = 0;")
     b = parse_litmus(
         "PTX t\n{x=0;}\nP0@cta 0,gpu 0|P1@cta 0,gpu 0;\nst.weak x,1|ld.weak r0,x;\n"
         "exists(1:r0=0)"

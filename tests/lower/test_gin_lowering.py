@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gdrcheck.engine.base import Frame, base_env
-from gdrcheck.errors import UnsupportedError
+from gdrcheck.errors import LitmusError, UnsupportedError
 from gdrcheck.litmus import parse_litmus
 from gdrcheck.lower import lower
 from gdrcheck.lower.program import Event, Program
@@ -145,7 +145,7 @@ def test_condition_names_and_aliases() -> None:
 ])
 def test_errors(init: str, row: str, msg: str) -> None:
     with pytest.raises(UnsupportedError, match=msg) as info:
-        prog(init, [row])
+        prog(init, [row], "exists (0:r0 = 0)")
     assert info.value.pos.line > 0
 
 
@@ -224,3 +224,48 @@ def test_flush_async_and_wait_share_the_request() -> None:
 def test_request_errors(rows: list[str], msg: str) -> None:
     with pytest.raises(UnsupportedError, match=msg):
         prog("x = 0;", rows)
+
+
+# ---- what the lowering rejects or flags (docs/input-rules.md)
+
+
+def test_a_get_into_remote_memory_is_an_error_at_the_destination() -> None:
+    with pytest.raises(LitmusError) as info:
+        prog("x@1 = 7; buf@0 = 0;", ["gin.get c0, x@1, buf@0 |"], "exists (x@1 = 7)")
+    err = info.value
+    assert (err.pos.line, err.pos.col) == (4, 13)
+    assert err.message == ("the destination of a get is in the issuing rank's own memory: "
+                           "write x, not x@1 (this thread is on rank 0)")
+
+
+def test_a_get_into_its_own_rank_named_with_the_rank_is_accepted() -> None:
+    p = prog("x@1 = 7; y@0 = 0;", ["gin.get c0, y@0, x@1 |"], "exists (y@0 = 7)")
+    assert [e.loc for e in by_tag(p, "NW", "LCL")] == ["y@0"]
+
+
+def test_a_put_from_remote_memory_is_an_error_at_the_source() -> None:
+    with pytest.raises(LitmusError) as info:
+        prog("x = 0; buf@1 = 1;", ["gin.put c0, x@1, buf@1 |"], "exists (x@1 = 1)")
+    assert (info.value.pos.line, info.value.pos.col) == (4, 18)
+    assert "the source of a put is in the issuing rank's own memory" in info.value.message
+
+
+def test_a_put_into_a_signal_word_is_marked_sigmem() -> None:
+    p = prog("buf@0 = 1; S : signal;", ["gin.put c0, S@1, buf | gin.wait_signal S, 1"],
+             "exists (S@1 = 1)")
+    assert [e.loc for e in by_tag(p, "NW", "SIGMEM")] == ["S@1"]
+    ordinary = prog("x = 0; buf@0 = 1; S : signal;", ["gin.put c0, x@1, buf, sig=S |"],
+                    "exists (x@1 = 1)")
+    assert by_tag(ordinary, "SIGMEM") == []  # the signal itself is no data write
+
+
+@pytest.mark.parametrize("model", ["gin-api", "gin-gdaki", "gin-proxy"])
+def test_a_put_into_a_signal_word_is_undefined(model: str) -> None:
+    from gdrcheck.analysis.check import check_test
+    from gdrcheck.engine.result import Verdict
+
+    text = (f"GIN T\n{{ buf@0 = 1; C : counter; }}\n{HEAD}"
+            " gin.put c0, C@1, buf | ;\nexists (C@1 = 1)\n")
+    res = check_test(parse_litmus(text, "t.litmus"), model)
+    assert res.verdict == Verdict.UNDEFINED
+    assert "data-write-into-signal-word" in res.flags

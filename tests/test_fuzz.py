@@ -1,0 +1,71 @@
+"""No traceback on any input: 2,000 mutations of the litmus library (lines deleted,
+duplicated, swapped; tokens replaced by tokens of the corpus; pieces repeated; conditions
+nested deep; huge integers, long names, bytes that are not UTF-8) through every command of
+the CLI, in-process (click's CliRunner on gdrcheck.cli.main, exceptions caught).
+
+Derandomised: seed 0, inputs 0..1999 of scripts/fuzz.py's ``--small`` profile, on two
+worker processes. An input fails when the command raises anything but SystemExit, exits
+with a code outside {0, 1, 2} or prints a traceback, or runs longer than 30 s. The long run
+(100,000 inputs, docs/input-rules.md) is ``python scripts/fuzz.py --n 100000``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INPUTS = 2000
+
+
+def _fuzz() -> ModuleType:
+    scripts = str(ROOT / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)  # the spawned workers import it by name too
+    spec = importlib.util.spec_from_file_location("fuzz", ROOT / "scripts" / "fuzz.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mutated_library_tests_never_give_a_traceback(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    fuzz = _fuzz()
+    code = fuzz.main(["--n", str(INPUTS), "--seed", "0", "--jobs", "2", "--small",
+                      "--hang", "30", "--kill-after", "60", "--every", "500",
+                      "--out", str(tmp_path / "failures")])
+    out = capsys.readouterr().out
+    assert f"done: {INPUTS} inputs" in out, out
+    assert code == 0, out
+
+
+def test_the_mutations_are_deterministic() -> None:
+    fuzz = _fuzz()
+    first = [(c.command, c.text) for c in fuzz.cases(30, 7)]
+    again = [(c.command, c.text) for c in fuzz.cases(30, 7)]
+    assert first == again
+    assert [c.text for c in fuzz.cases(30, 7, start=20)] == [t for _, t in first[20:]]
+    assert len({t for _, t in first}) > 25  # they do mutate
+
+
+def test_a_failure_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle can fail: an exception other than SystemExit is a failure."""
+    import gdrcheck.litmus
+
+    fuzz = _fuzz()
+    case = fuzz.Case(0, ("check",), "PTX T\n{ x = 0; }\n P0 ;\n st.weak x, 1 ;\nexists (x=1)\n")
+    assert fuzz.run_case(case, tmp_path).failure is None
+
+    def broken(path: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(gdrcheck.litmus, "load_litmus", broken)
+    failure = fuzz.run_case(case, tmp_path).failure
+    assert failure is not None and "RuntimeError: boom" in failure
