@@ -50,17 +50,24 @@ UNPARSED: dict[str, str] = {
     "vllm-mnnvl-multicast-store+buggy" + _PENDING: _MULTICAST + " and a defined meaning for a "
     "plain st to M (§6.2 defines plain accesses to the bound copies only)",
     "vllm-mnnvl-multicast-store+fixed" + _PENDING: _MULTICAST + " and multimem.st",
-    "nvshmem-ring-reduce-signal+buggy" + _PENDING: _SIGNAL_WAIT,
-    "nvshmem-ring-reduce-signal+fixed" + _PENDING: _SIGNAL_WAIT,
 }
+
+# Files that parse since the PTX 7.5 front end (issue 14) but cannot run yet: they are GIN
+# tests (ranks, NVLink peers) with TMA copies and mbarriers, which the lowering supports in
+# PTX tests only until the networking models stand on ptx75 (issue 14, item 4).
+UNLOWERED = {name for name in UNPARSED if name.startswith("deepep-")}
+_UNLOWERED_WHY = ("parses, but TMA copies and mbarriers are lowered in PTX tests only: the "
+                  "networking models do not stand on ptx75 yet (issue 14, item 4)")
 
 # Expectations the current models miss: (file, model+variants) -> the missing rule, cited.
 KNOWN_MISSES: dict[tuple[str, str], str] = {
-    ("nccl-gin-get-flush+buggy.litmus", "gin-gdaki+nccl-2.30-flush"): (
-        "specs/gin-gdaki.cat has no variant for the NCCL 2.30.0-2.30.6 GDAKI flush "
-        "(NVIDIA/nccl@ec9954c0 src/include/nccl_device/gin/gdaki/gin_gdaki.h:323 flushImplMode "
-        "polls the send CQ only, which does not make earlier gets visible; fixed in "
-        "NVIDIA/nccl@f619d4e5): flush always makes gets visible (R-GDAKI-7)"),
+    ("nvshmem-ring-reduce-signal+fixed.litmus", "nvshmem-ibgda"): (
+        "not a missing rule but a finding: nvshmem_signal_wait_until is a volatile spin with no "
+        "fence (NVIDIA/nvshmem@2d7d25f src/include/device/nvshmem_defines.h:583-586), so on "
+        "IBGDA the reader's relaxed load of x0 may still be satisfied before the signal read "
+        "(PTX: no acquire pattern); the fix the maintainer's explanation implies (a signal per "
+        "chunk) is Forbidden only with an acquire after the wait (shmem.wait_until adds "
+        "__threadfence, nvshmem_defines.h:566-571)"),
     ("trtllm-mnnvl-cta-arrive+fixed.litmus", "ptx"): (
         "the fix (TensorRT-LLM PR #8612) pairs red.release.gpu with a volatile (relaxed) spin "
         "loop and a control-dependent store; specs/ptx-axioms.cat synchronizes a release only "
@@ -114,7 +121,7 @@ def test_every_file_cites_and_expects(path: Path) -> None:
 @pytest.mark.parametrize(
     "path",
     [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=UNPARSED[f.name]))
-     if f.name in UNPARSED else f for f in FILES],
+     if f.name in UNPARSED and f.name not in UNLOWERED else f for f in FILES],
     ids=lambda p: p.name,
 )
 def test_file_parses(path: Path) -> None:
@@ -124,6 +131,8 @@ def test_file_parses(path: Path) -> None:
 
 def _case_param(path: Path, spec: str, verdict: str) -> object:
     key = (path.name, spec)
+    if path.name in UNLOWERED:
+        return pytest.param(path, spec, verdict, marks=pytest.mark.skip(reason=_UNLOWERED_WHY))
     if path.name in UNPARSED:
         return pytest.param(path, spec, verdict, marks=pytest.mark.skip(
             reason=f"does not parse yet: needs {UNPARSED[path.name]}"))
