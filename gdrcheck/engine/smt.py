@@ -455,7 +455,7 @@ class SmtEngine:
                     return finish(deadline.why(s))
                 res.negative = a2 == z3.sat
                 res.verdict = Verdict.FORBIDDEN
-        res.flags, res.liveness = split_flags(res.flags)
+        res.flags, res.liveness = split_flags(sorted(res.flags))  # as the explicit engine
         if res.flags:
             res.verdict = Verdict.UNDEFINED
         if states:

@@ -33,8 +33,11 @@ def test_refines_on_the_library(impl: str, spec: str) -> None:
         # (NVIDIA/nvshmem@2d7d25f src/include/device/nvshmem_defines.h:583-586) and
         # nvshmem_X_wait_until's __threadfence is GPU scope (transfer_device.cuh.in:57):
         # neither gives OpenSHMEM's acquire to a reader that is not the owning GPU's.
+        # litmus/realbugs/nvshmem-ring-reduce-signal+fixed (NVSHMEM #84's fixed pattern) is
+        # the first of them again: a known miss in tests/test_realbugs.py
         assert {c.test for c in report.violations} == {
-            "MP+put_signal+signal_wait_until", "MP+put_signal+wait_until-otherGPU"}
+            "MP+put_signal+signal_wait_until", "MP+put_signal+wait_until-otherGPU",
+            "nvshmem-ring-reduce-signal+fixed"}
         return
     assert report.refines, [c.test for c in report.violations]
 
@@ -59,6 +62,10 @@ def _expected(impl: str, spec: str) -> tuple[set[str], set[str]]:
 ])
 def test_refinement_lists_are_those_the_expectations_predict(impl: str, spec: str) -> None:
     looser, stronger = _expected(impl, spec)
+    if impl == "nvshmem-ibgda":
+        # the report-derived Expect= of NVSHMEM #84's fix says Forbidden; the code's
+        # signal_wait_until (no fence) says otherwise: a known miss (tests/test_realbugs.py)
+        looser.add("nvshmem-ring-reduce-signal+fixed")
     report = refine(impl, spec, [LIBRARY])
     assert {c.test for c in report.violations} == looser
     assert {c.test for c in report.stronger} == stronger
@@ -72,4 +79,5 @@ def test_refinement_lists_are_those_the_expectations_predict(impl: str, spec: st
             "07b-WRC+put+quiet+signal", "08-WAW+put+fence+put",
             "09b-MP+put+fence+put", "16-MP+put+quiet+p",
             # the waits (issue 13)
-            "MP+put_signal+signal_wait_until", "MP+put_signal+wait_until-otherGPU"}
+            "MP+put_signal+signal_wait_until", "MP+put_signal+wait_until-otherGPU",
+            "nvshmem-ring-reduce-signal+fixed"}

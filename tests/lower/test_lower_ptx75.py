@@ -10,7 +10,7 @@ from gdrcheck.lower.program import Event, Program
 from gdrcheck.lower.ptx import MBAR_UNIT
 
 
-def _lower(init: str, rows: str, cond: str = "exists (0:r9 == 0)") -> Program:
+def _lower(init: str, rows: str, cond: str = "exists (true)") -> Program:
     return lower(parse_litmus(f"PTX T\n{{ {init} }}\n{rows}{cond}\n"))
 
 

@@ -230,7 +230,7 @@ def test_three_ranks_come_out_in_rank_order() -> None:
 def test_relaxed_ordering_overtake_is_drawn_for_an_allowed_outcome() -> None:
     # nic-atomic-pcie: the signal's AtomicOp may pass the earlier RO write of x
     # (specs/pcie.cat, R-PCIE-4), which is why 1:r0=0 is Allowed
-    dot = _dot(NV03, "nvshmem-ibgda+nic-atomic-pcie")
+    dot = _dot(NV03, "nvshmem-ibgda+ibgda-single-qp+nic-atomic-pcie")  # one QP: RO is why
     labels = _node_labels(dot)
     why = "may overtake: Relaxed Ordering (pcie-pass)"
     passes = {(labels[a].split("\\n")[0].split(": ")[1], labels[b].split("\\n")[0].split(": ")[1])
