@@ -31,8 +31,11 @@ Layout of one launch (MC Mutants / GPUHarbor style; issue 14 item 7):
   times; an instance whose wait gave up is flagged and left out of the histogram.
 
 Refused: threads on several GPUs, CTA barriers (they would need the whole block),
-virtual aliases and surface/texture/constant accesses (they need a second mapping of
-the same memory or texture objects), final values of shared words.
+surface/texture/constant accesses (they need texture or surface objects), final values
+of shared words. A generic virtual alias ``y @ generic aliases x`` (PTX ISA §8.2.2)
+reads and writes x's memory through a second virtual mapping of the same physical
+memory (``ALOC``: the host maps the locations twice with the CUDA driver's virtual
+memory calls, gdrcheck/hw/run.py).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class Kernel:
     shared: list[str] = field(default_factory=list)  # shared words (incl. copy buffers)
     mbarriers: list[str] = field(default_factory=list)
     bulk: bool = False  # uses cp.async.bulk: global locations must be 16-byte aligned
+    aliases: dict[str, str] = field(default_factory=dict)  # generic virtual aliases
     notes: list[str] = field(default_factory=list)
 
 
@@ -87,18 +91,23 @@ class _Gen:
         self.shared: list[str] = [i.name for i in test.init if isinstance(i, A.SharedDecl)]
         self.mbars: list[str] = list(self.mbar_count)
         self.bulk = False
+        self.aliases: dict[str, str] = {}  # generic virtual alias -> its target location
         for item in test.init:
-            if isinstance(item, A.AliasDecl):
+            if isinstance(item, A.AliasDecl) and item.proxy == "generic":
+                self.aliases[item.name] = item.target
+            elif isinstance(item, A.AliasDecl):
                 raise UnsupportedError(
-                    f"gdrcheck hw cannot run virtual aliases or {item.proxy} references "
-                    f"({item.name} @ {item.proxy} aliases {item.target}): they need a second "
-                    "mapping of the same memory or texture objects", pos=item.pos)
+                    f"gdrcheck hw cannot run {item.proxy} references "
+                    f"({item.name} @ {item.proxy} aliases {item.target}): they need "
+                    "texture, surface or constant objects", pos=item.pos)
 
     rank: int | None = None  # GIN (stand-in mode): the rank of the thread being generated
     thread = 0
     tmp = 0
 
     def loc(self, ref: A.LocRef) -> int:
+        if ref.name in self.aliases:
+            raise UnsupportedError(f"{ref.name} is an alias", pos=ref.pos)
         if ref.name in self.shared_names or ref.name in self.mbar_count:
             raise UnsupportedError(f"{ref.name} is shared memory: not a global location",
                                    pos=ref.pos)
@@ -118,6 +127,10 @@ class _Gen:
         return ref.name in self.shared_names
 
     def gaddr(self, ref: A.LocRef) -> str:
+        if ref.name in self.aliases:  # the same memory through the second mapping
+            if ref.rank is not None:
+                raise UnsupportedError("aliases of other ranks' locations", pos=ref.pos)
+            return f"ALOC({self.loc(A.LocRef(self.aliases[ref.name], None, ref.pos))})"
         return f"LOC({self.loc(ref)})"
 
     def saddr(self, ref: A.LocRef) -> str:
@@ -410,13 +423,14 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
 #define WAIT_LIMIT (1LL << 22)
 #define LOC(a) (layout ? locs + ((long long)(a) * n + inst) * stride \\
                        : locs + ((long long)inst * NLOCS + (a)) * stride)
+#define ALOC(a) (alocs + (LOC(a) - locs))  // a second virtual mapping of the same memory
 #define SADDR(k) ((unsigned)__cvta_generic_to_shared(&SH[local][k][0]))
 #define MADDR(k) ((unsigned)__cvta_generic_to_shared(&MB[local][k]))
 
 __constant__ int ROLE[GROUPS * WARPS] = {{{role_table}}};
 
 extern "C" __global__ void __launch_bounds__(IPB * WARPS)
-litmus(int *locs, int *out, int *bar, const long long *aff, long long n, int stride,
+litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long long n, int stride,
        int layout, int sync_limit, int *scratch, int scratch_words, int stress_blocks,
        int stress_mode) {{
   __shared__ __align__(16) int SH[IPB][NSH][4];
@@ -449,7 +463,8 @@ litmus(int *locs, int *out, int *bar, const long long *aff, long long n, int str
 {''.join(bodies)}}}
 """
     return Kernel(test, src, list(g.locs), init, g.regs, groups, warps,
-                  shared=list(g.shared), mbarriers=list(g.mbars), bulk=g.bulk)
+                  shared=list(g.shared), mbarriers=list(g.mbars), bulk=g.bulk,
+                  aliases=dict(g.aliases))
 
 
 def _observed_shared(test: A.Test, names: set[str]) -> None:

@@ -106,6 +106,67 @@ def _coprime(rng: Any, n: int) -> int:
             return a
 
 
+class _DoubleMap:
+    """``nbytes`` of device memory mapped at two virtual addresses (CUDA driver virtual
+    memory management: one cuMemCreate, two cuMemAddressReserve + cuMemMap), for
+    generic virtual aliases (PTX ISA §8.2.2). Called through ctypes on libcuda."""
+
+    def __init__(self, nbytes: int, device: int) -> None:
+        import ctypes as C
+
+        class Loc(C.Structure):
+            _fields_ = [("type", C.c_int), ("id", C.c_int)]
+
+        class Prop(C.Structure):
+            _fields_ = [("type", C.c_int), ("handles", C.c_int), ("location", Loc),
+                        ("win32", C.c_void_p), ("flags", C.c_ubyte * 8)]
+
+        class Access(C.Structure):
+            _fields_ = [("location", Loc), ("flags", C.c_int)]
+
+        cu = C.CDLL("libcuda.so.1")
+        self.cu, self.C = cu, C
+
+        def ok(rc: int, what: str) -> None:
+            if rc != 0:
+                raise RuntimeError(f"{what} failed: CUresult {rc}")
+
+        prop = Prop(1, 0, Loc(1, device), None)  # pinned, no handle type, this device
+        gran = C.c_size_t(0)
+        ok(cu.cuMemGetAllocationGranularity(C.byref(gran), C.byref(prop), 0), "granularity")
+        size = -(-nbytes // gran.value) * gran.value
+        handle = C.c_ulonglong(0)
+        ok(cu.cuMemCreate(C.byref(handle), C.c_size_t(size), C.byref(prop), C.c_ulonglong(0)),
+           "cuMemCreate")
+        ptrs = []
+        acc = Access(Loc(1, device), 3)  # read-write
+        for _ in range(2):
+            p = C.c_ulonglong(0)
+            ok(cu.cuMemAddressReserve(C.byref(p), C.c_size_t(size), C.c_size_t(0),
+                                      C.c_ulonglong(0), C.c_ulonglong(0)), "reserve")
+            ok(cu.cuMemMap(C.c_ulonglong(p.value), C.c_size_t(size), C.c_size_t(0), handle,
+                           C.c_ulonglong(0)), "cuMemMap")
+            ok(cu.cuMemSetAccess(C.c_ulonglong(p.value), C.c_size_t(size), C.byref(acc),
+                                 C.c_size_t(1)), "cuMemSetAccess")
+            ptrs.append(p.value)
+        self.size, self.handle, self.ptrs = size, handle, ptrs
+
+    def arrays(self, cp: Any, words: int) -> tuple[Any, Any]:
+        out = []
+        for p in self.ptrs:
+            mem = cp.cuda.UnownedMemory(p, self.size, self)
+            out.append(cp.ndarray((words,), dtype=cp.int32,
+                                  memptr=cp.cuda.MemoryPointer(mem, 0)))
+        return out[0], out[1]
+
+    def close(self) -> None:
+        C = self.C
+        for p in self.ptrs:
+            self.cu.cuMemUnmap(C.c_ulonglong(p), C.c_size_t(self.size))
+            self.cu.cuMemAddressFree(C.c_ulonglong(p), C.c_size_t(self.size))
+        self.cu.cuMemRelease(self.handle)
+
+
 def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
              stress: int | None = None, seed: int = 1, stand_in: bool = False,
              config: Config | None = None) -> HwResult:
@@ -142,7 +203,14 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
     scratch_words = 1 << 20
     scratch = cp.zeros(scratch_words, dtype=cp.int32)
     n_max = min(cfg.batch, iterations)
-    locs = cp.zeros(n_max * nlocs * stride, dtype=cp.int32)
+    words = n_max * nlocs * stride
+    dmap = None
+    if k.aliases:
+        dmap = _DoubleMap(words * 4, dev.id)
+        locs, alocs = dmap.arrays(cp, words)
+    else:
+        locs = cp.zeros(words, dtype=cp.int32)
+        alocs = locs
     out = cp.zeros(n_max * nout, dtype=cp.int32)
     bar = cp.zeros(n_max, dtype=cp.int32)
     timeouts = 0
@@ -163,7 +231,7 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
                        dtype=np.int64)
         blocks = cfg.stress + len(k.groups) * ((n + cfg.ipb - 1) // cfg.ipb)
         fn((blocks,), (cfg.ipb * k.warps,),
-           (lv, ov, bar, cp.asarray(aff), np.int64(n), np.int32(stride),
+           (lv, alocs, ov, bar, cp.asarray(aff), np.int64(n), np.int32(stride),
             np.int32(cfg.layout), np.int32(cfg.sync_limit), scratch,
             np.int32(scratch_words), np.int32(cfg.stress), np.int32(cfg.stress_mode)))
         regs = ov.reshape(n, nout)
@@ -182,6 +250,8 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
         done += n
     cp.cuda.runtime.deviceSynchronize()
     secs = time.perf_counter() - t0
+    if dmap is not None:
+        dmap.close()
     positive = sum(c for st, c in hist.items()
                    if obs.eval_state(test.condition.prop, tuple(zip(names, st, strict=True))))
     res = HwResult(test.name, test.path, iterations - timeouts,
