@@ -6,8 +6,9 @@
 
 Shapes: litmus/ptx/MP+weaks and SB+weaks (the issue's two), and MP and SB with
 relaxed.gpu accesses across CTAs (``gdrcheck generate``; the probe kernel's MP was
-relaxed.gpu). For each setting in SETTINGS (a hand-picked start, the previous harness's
-setting first, then a few random draws over the same parameters) every shape runs
+relaxed.gpu). For each setting in SETTINGS (the previous harness's setting first, a
+hand-picked start, neighbours of the best setting of the first run, then a few random
+draws over the same parameters) every shape runs
 ``--iterations`` instances; each observed state is held against ``ptx`` (a forbidden
 state fails the benchmark). Reported per setting and shape: weak outcomes / instances,
 instances per second (wall time of the launches, the histogram on the device included,
@@ -48,6 +49,15 @@ SETTINGS = [
     Config(stress=264),
     Config(stress=264, stress_mode=1),
     Config(batch=2 * 760_320),
+    # neighbours of the best random draw of the first run (2026-12-01, docs/hardware.md):
+    # location-major layout with a short start barrier
+    Config(batch=380_160, ipb=64, stride=16, layout=1, sync_limit=64),
+    Config(batch=760_320, ipb=64, stride=16, layout=1, sync_limit=64),
+    Config(layout=1, sync_limit=16),
+    Config(layout=1, sync_limit=64),
+    Config(layout=1, sync_limit=256),
+    Config(batch=380_160, ipb=64, stride=1, layout=1, sync_limit=64),
+    Config(batch=380_160, ipb=64, stride=16, layout=1, sync_limit=64, stress=66),
 ]
 
 

@@ -14,7 +14,7 @@ out=${OUT:-/tmp/hwout}; mkdir -p "$out"
   nvcc --version | tail -2; python3 -c 'import cupy; print("cupy", cupy.__version__)'
   python3 -c 'import cupy; p = cupy.cuda.runtime.getDeviceProperties(0); print("SMs", p["multiProcessorCount"])'
 } > "$out/env.txt" 2>&1
-timeout 330 python3 bench/bench_hw_power.py --iterations "$bench" --random "$nrand" \
+timeout 270 python3 bench/bench_hw_power.py --iterations "$bench" --random "$nrand" \
   --json "$out/hw-power.json" --best "$out/best.json" > "$out/bench.log" 2>&1
 echo "bench rc=$?" >> "$out/bench.log"
 [ -s "$out/best.json" ] || echo '{}' > "$out/best.json"
