@@ -28,7 +28,9 @@ Layout of one launch (MC Mutants / GPUHarbor style; issue 14 item 7):
   the launch);
 - an ``mbarrier`` wait spins on ``mbarrier.try_wait.parity`` (the thread's k-th wait
   on an mbarrier waits for phase k, as the lowering reads it) at most ``WAIT_LIMIT``
-  times; an instance whose wait gave up is flagged and left out of the histogram.
+  times, and a thread gives up after ``JUMP_LIMIT`` taken jumps (a spin loop whose
+  partner is not resident, or a test that can hang); an instance whose thread gave
+  up is flagged and left out of the histogram (``timeouts`` in the results).
 
 Refused: threads on several GPUs, CTA barriers (they would need the whole block),
 surface/texture/constant accesses (they need texture or surface objects), final values
@@ -253,11 +255,16 @@ class _Gen:
             return [f"r_{ins.dst.name} = {args[0]} {_OPS[ins.op]} {args[1]};"]
         if isinstance(ins, A.Label):
             return [f"L{self.thread}_{ins.name}:;"]
+        # every taken jump counts: a spin loop whose partner never comes (not yet
+        # resident, or a test that can hang) gives up after JUMP_LIMIT jumps and flags
+        # the instance, which is left out of the histogram
+        jump = (f"{{ if (++jumps_ > JUMP_LIMIT) {{ timed_out = 1; goto Lend{self.thread}; }} "
+                f"goto L{self.thread}_{{}}; }}")
         if isinstance(ins, A.Goto):
-            return [f"goto L{self.thread}_{ins.target};"]
+            return [jump.replace("{}", ins.target, 1)]
         if isinstance(ins, A.Branch):
             return [f"if ({self.val(ins.a)} {_CMP[ins.cond]} {self.val(ins.b)}) "
-                    f"goto L{self.thread}_{ins.target};"]
+                    + jump.replace("{}", ins.target, 1)]
         raise UnsupportedError(f"gdrcheck hw cannot run {type(ins).__name__} "
                                "(CTA barriers and GIN calls are not supported)",
                                pos=ins.pos)
@@ -369,8 +376,8 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
             raise err.with_context(test.path, test.source) from None
         names = _registers(th)
         decl = [f"int r_{n} = {init_regs.get((th.index, n), 0)};" for n in names]
-        decl += [f"int ph_{k} = 0;" for k in range(len(g.mbars))]
-        outs = []
+        decl += [f"int ph_{k} = 0;" for k in range(len(g.mbars))] + ["long long jumps_ = 0;"]
+        outs = [f"Lend{th.index}:;"]
         for n in names:
             slot = len(g.regs)
             g.regs.append((th.index, n))
@@ -421,6 +428,7 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
 #define NSH {nsh}
 #define NMB {nmb}
 #define WAIT_LIMIT (1LL << 22)
+#define JUMP_LIMIT (1LL << 16)
 #define LOC(a) (layout ? locs + ((long long)(a) * n + inst) * stride \\
                        : locs + ((long long)inst * NLOCS + (a)) * stride)
 #define ALOC(a) (alocs + (LOC(a) - locs))  // a second virtual mapping of the same memory
