@@ -28,6 +28,7 @@ def format_result(res: HwResult) -> str:
     if res.config:
         lines.append(f"Harness {res.config}")
     if res.timeouts:
-        lines.append(f"Left out {res.timeouts} instance(s): an mbarrier wait gave up")
+        lines.append(f"Left out {res.timeouts} instance(s): a thread gave up waiting "
+                     "(mbarrier wait or spin loop)")
     lines.append(f"Time {res.test} {res.seconds:.2f}")
     return "\n".join(lines)
