@@ -21,10 +21,23 @@ def hw() -> None:
 @hw.command("run")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--iterations", type=int, default=100_000, show_default=True)
-@click.option("--batch", type=int, default=32 * 1024, show_default=True,
+@click.option("--batch", type=int, default=760_320, show_default=True,
               help="Instances per launch.")
 @click.option("--stress", type=int, default=0, show_default=True,
               help="Memory-stress blocks per launch.")
+@click.option("--stress-mode", type=click.IntRange(0, 1), default=0, show_default=True,
+              help="0: atomics on the scratch area; 1: loads and stores.")
+@click.option("--ipb", type=int, default=128, show_default=True,
+              help="Instance slots per block (a multiple of 32).")
+@click.option("--stride", type=int, default=32, show_default=True,
+              help="Words between two global locations.")
+@click.option("--layout", type=click.Choice(["inst-major", "loc-major"]), default="inst-major",
+              show_default=True, help="An instance's locations side by side, or all x then all y.")
+@click.option("--sync", "sync_limit", type=int, default=0, show_default=True,
+              help="Spins of the per-instance start barrier (0: no barrier).")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="A harness setting as JSON (bench/bench_hw_power.py --best); "
+              "it replaces the options above.")
 @click.option("--model", default="ptx", show_default=True)
 @click.option("--results", type=click.Path(dir_okay=False), default=None,
               help="Append one JSON line per test here.")
@@ -33,10 +46,20 @@ def hw() -> None:
 @click.option("--stand-in", is_flag=True,
               help="Run GIN-dialect LSA tests (PTX on x@k) on ONE GPU, one CTA standing in "
                    "for each GPU: not an NVLink run (issue 7 needs two GPUs).")
-def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, model: str,
+def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, stress_mode: int,
+            ipb: int, stride: int, layout: str, sync_limit: int, config_file: str | None,
+            model: str,
             results: str | None, kernels: str | None, stand_in: bool) -> None:
     """Run each PTX test FILE on the GPU and print litmus7-style histograms."""
-    from gdrcheck.hw.run import NoGpu, check_states, run_test
+    from gdrcheck.hw.run import Config, NoGpu, check_states, run_test
+
+    if ipb <= 0 or ipb % 32 or stride <= 0 or batch <= 0:
+        raise click.BadParameter("--ipb must be a positive multiple of 32; --stride and "
+                                 "--batch positive")
+    cfg = Config(batch=batch, ipb=ipb, stride=stride, layout=int(layout == "loc-major"),
+                 sync_limit=sync_limit, stress=stress, stress_mode=stress_mode)
+    if config_file:
+        cfg = Config(**json.loads(Path(config_file).read_text()))
     from gdrcheck.litmus import load_litmus
     from gdrcheck.report.hw import format_result
 
@@ -45,7 +68,7 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, mo
     for path in files:
         try:
             test = load_litmus(path)
-            res = run_test(test, iterations, batch, stress, stand_in=stand_in)
+            res = run_test(test, iterations, stand_in=stand_in, config=cfg)
         except NoGpu as err:
             click.echo(err.message, err=True)
             sys.exit(2)

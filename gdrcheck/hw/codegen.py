@@ -1,24 +1,43 @@
-"""PTX litmus test → CUDA C++ kernel (litmus7's job, for GPUs; issue 6).
+"""PTX litmus test → CUDA C++ kernel (litmus7's job, for GPUs; issues 6 and 14).
 
-Every memory instruction is inline PTX with its exact semantics and scope
-(``ld.relaxed.gpu.global.s32``, ``st.release.sys.global.s32``, ``fence.sc.cta``,
-``atom.acq_rel.gpu.global.add.s32``, ...), so nothing is left to the compiler.
+Every memory instruction is inline PTX with its exact semantics, scope and state space
+(``ld.relaxed.gpu.global.s32``, ``st.release.sys.global.s32``, ``ld.shared.s32``,
+``fence.proxy.async.shared::cta``, ``mbarrier.arrive.release.cta.shared::cta.b64``,
+``cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes``, ...), so nothing
+is left to the compiler.
 
-Layout of one launch (MC Mutants / GPUHarbor style):
+Layout of one launch (MC Mutants / GPUHarbor style; issue 14 item 7):
 
-- the test's threads are grouped by their ``cta``; launch block ``b`` plays group
-  ``b % G`` of the 32 instances ``(b / G) * 32 .. + 31``;
-- in a block, warp ``w`` plays the group's ``w``-th litmus thread and lane ``l``
-  plays it for instance ``perm[base + l]`` (a random permutation per launch, so
-  the threads of one instance sit in different warps and blocks each time);
-- each instance has its own locations, ``stride`` words apart (different cache
-  lines), and its own registers' output slots;
+- the test's threads are grouped by their ``cta``; launch block ``b`` (after the
+  stress blocks) plays group ``b % G`` for the ``IPB`` instance slots
+  ``(b / G) * IPB .. + IPB - 1``; in the block, thread ``t`` plays the group's
+  ``t / IPB``-th litmus thread for slot ``t % IPB``;
+- slot ``s`` of group ``g`` runs instance ``(a_g * s + b_g) mod n``, with ``a_g``
+  coprime to ``n`` drawn afresh for every group and launch: the threads of one
+  instance that sit in different CTAs are paired at random across the grid, so they
+  land on different SMs; the threads of one CTA group share a block (and its shared
+  memory) as the test says;
+- each instance has its own global locations, ``stride`` words apart, laid out either
+  instance-major (``layout 0``: an instance's locations side by side) or location-major
+  (``layout 1``: all x, then all y);
+- shared words and mbarriers are per block and per slot (one copy per CTA, as PTX
+  ISA §5.1.5 says); every shared word is 16 bytes, the unit of a bulk copy;
 - optional stress blocks hammer a scratch area while the test runs;
-- every thread spins on a start flag, then runs its litmus thread once.
+- optionally (``sync_limit > 0``) the threads of an instance meet at a bounded spin
+  barrier before they run (bounded so that a partner not yet resident cannot hang
+  the launch);
+- an ``mbarrier`` wait spins on ``mbarrier.try_wait.parity`` (the thread's k-th wait
+  on an mbarrier waits for phase k, as the lowering reads it) at most ``WAIT_LIMIT``
+  times, and a thread gives up after ``JUMP_LIMIT`` taken jumps (a spin loop whose
+  partner is not resident, or a test that can hang); an instance whose thread gave
+  up is flagged and left out of the histogram (``timeouts`` in the results).
 
-Only PTX tests whose threads sit on one GPU are supported (``gpu`` values other
-than that of the first thread are refused), and CTA barriers, which would need the
-whole block, are refused too.
+Refused: threads on several GPUs, CTA barriers (they would need the whole block),
+surface/texture/constant accesses (they need texture or surface objects), final values
+of shared words. A generic virtual alias ``y @ generic aliases x`` (PTX ISA §8.2.2)
+reads and writes x's memory through a second virtual mapping of the same physical
+memory (``ALOC``: the host maps the locations twice with the CUDA driver's virtual
+memory calls, gdrcheck/hw/run.py).
 """
 
 from __future__ import annotations
@@ -27,11 +46,13 @@ from dataclasses import dataclass, field
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
-from gdrcheck.litmus.features import test_features
 
 SCOPES = {"cta": "cta", "gpu": "gpu", "sys": "sys"}
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
 _OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^"}
+BULK_BYTES = 16  # one litmus word moved by a bulk copy: its smallest size (PTX ISA cp.async.bulk)
+_PROXY_FENCES = {"proxy.async", "proxy.async.global", "proxy.async.shared::cta",
+                 "proxy.alias"}
 
 
 @dataclass
@@ -40,11 +61,15 @@ class Kernel:
 
     test: A.Test
     source: str
-    locations: list[str]  # index -> location name (instance-local slots)
+    locations: list[str]  # index -> global location name (instance-local slots)
     init: dict[str, int]
     regs: list[tuple[int, str]]  # (thread, register) output slots, in order
     groups: list[list[int]]  # cta group -> litmus thread indexes
-    warps: int  # warps per block (the largest group)
+    warps: int  # litmus threads per block (the largest group)
+    shared: list[str] = field(default_factory=list)  # shared words (incl. copy buffers)
+    mbarriers: list[str] = field(default_factory=list)
+    bulk: bool = False  # uses cp.async.bulk: global locations must be 16-byte aligned
+    aliases: dict[str, str] = field(default_factory=dict)  # generic virtual aliases
     notes: list[str] = field(default_factory=list)
 
 
@@ -62,10 +87,32 @@ class _Gen:
         self.test = test
         self.locs: list[str] = []
         self.regs: list[tuple[int, str]] = []
+        self.shared_names = {i.name for i in test.init if isinstance(i, A.SharedDecl)}
+        self.mbar_count = {i.name: i.count for i in test.init
+                           if isinstance(i, A.MbarrierDecl)}
+        self.shared: list[str] = [i.name for i in test.init if isinstance(i, A.SharedDecl)]
+        self.mbars: list[str] = list(self.mbar_count)
+        self.bulk = False
+        self.aliases: dict[str, str] = {}  # generic virtual alias -> its target location
+        for item in test.init:
+            if isinstance(item, A.AliasDecl) and item.proxy == "generic":
+                self.aliases[item.name] = item.target
+            elif isinstance(item, A.AliasDecl):
+                raise UnsupportedError(
+                    f"gdrcheck hw cannot run {item.proxy} references "
+                    f"({item.name} @ {item.proxy} aliases {item.target}): they need "
+                    "texture, surface or constant objects", pos=item.pos)
 
     rank: int | None = None  # GIN (stand-in mode): the rank of the thread being generated
+    thread = 0
+    tmp = 0
 
     def loc(self, ref: A.LocRef) -> int:
+        if ref.name in self.aliases:
+            raise UnsupportedError(f"{ref.name} is an alias", pos=ref.pos)
+        if ref.name in self.shared_names or ref.name in self.mbar_count:
+            raise UnsupportedError(f"{ref.name} is shared memory: not a global location",
+                                   pos=ref.pos)
         if self.test.arch == "GIN":
             k = ref.rank if ref.rank is not None else self.rank
             name = f"{ref.name}@{k}"
@@ -78,10 +125,26 @@ class _Gen:
             self.locs.append(name)
         return self.locs.index(name)
 
+    def is_shared(self, ref: A.LocRef) -> bool:
+        return ref.name in self.shared_names
+
+    def gaddr(self, ref: A.LocRef) -> str:
+        if ref.name in self.aliases:  # the same memory through the second mapping
+            if ref.rank is not None:
+                raise UnsupportedError("aliases of other ranks' locations", pos=ref.pos)
+            return f"ALOC({self.loc(A.LocRef(self.aliases[ref.name], None, ref.pos))})"
+        return f"LOC({self.loc(ref)})"
+
+    def saddr(self, ref: A.LocRef) -> str:
+        return f"SADDR({self.shared.index(ref.name)})"
+
+    def maddr(self, ref: A.LocRef) -> str:
+        if ref.name not in self.mbar_count:
+            raise UnsupportedError(f"{ref.name} is not an mbarrier", pos=ref.pos)
+        return f"MADDR({self.mbars.index(ref.name)})"
+
     def val(self, v: A.Value) -> str:
         return str(v.value) if isinstance(v, A.Const) else f"r_{v.name}"
-
-    thread = 0
 
     def thread_body(self, th: A.Thread) -> list[str]:
         self.thread = th.index
@@ -93,23 +156,98 @@ class _Gen:
 
     def instr(self, ins: A.Instr) -> list[str]:
         if isinstance(ins, A.PtxLoad):
+            if ins.proxy != "generic":
+                raise UnsupportedError(f"gdrcheck hw cannot run {ins.proxy}-proxy loads",
+                                       pos=ins.pos)
             op = _sem(ins.sem, ins.scope, "ld")
-            a = self.loc(ins.loc)
+            if self.is_shared(ins.loc):
+                return [f'asm volatile("{op}.shared.s32 %0, [%1];" : "=r"(r_{ins.dst.name})'
+                        f' : "r"({self.saddr(ins.loc)}) : "memory");  // {_text(ins)}']
             return [f'asm volatile("{op}.global.s32 %0, [%1];" : "=r"(r_{ins.dst.name}) '
-                    f': "l"(mem + {a} * STRIDE) : "memory");  // {_text(ins)}']
+                    f': "l"({self.gaddr(ins.loc)}) : "memory");  // {_text(ins)}']
         if isinstance(ins, A.PtxStore):
+            if ins.proxy != "generic":
+                raise UnsupportedError(f"gdrcheck hw cannot run {ins.proxy}-proxy stores",
+                                       pos=ins.pos)
             op = _sem(ins.sem, ins.scope, "st")
-            a = self.loc(ins.loc)
-            return [f'asm volatile("{op}.global.s32 [%0], %1;" :: "l"(mem + {a} * STRIDE), '
-                    f'"r"((int)({self.val(ins.value)})) : "memory");  // {_text(ins)}']
+            v = f'"r"((int)({self.val(ins.value)}))'
+            if self.is_shared(ins.loc):
+                return [f'asm volatile("{op}.shared.s32 [%0], %1;" :: '
+                        f'"r"({self.saddr(ins.loc)}), {v} : "memory");  // {_text(ins)}']
+            return [f'asm volatile("{op}.global.s32 [%0], %1;" :: "l"({self.gaddr(ins.loc)}), '
+                    f'{v} : "memory");  // {_text(ins)}']
         if isinstance(ins, (A.PtxAtom, A.PtxRed)):
             return self.rmw(ins)
         if isinstance(ins, A.PtxFence):
             if ins.kind.startswith("proxy"):
+                if ins.kind not in _PROXY_FENCES:
+                    raise UnsupportedError(f"gdrcheck hw cannot run fence.{ins.kind}",
+                                           pos=ins.pos)
                 return [f'asm volatile("fence.{ins.kind};" ::: "memory");  // {_text(ins)}']
             assert ins.scope is not None
             return [f'asm volatile("fence.{ins.kind}.{SCOPES[ins.scope]};" ::: "memory");'
                     f"  // {_text(ins)}"]
+        if isinstance(ins, A.PtxAsyncStore):
+            # the shared buffer that holds v: written by this thread, made visible to the
+            # async proxy, then copied by a bulk store (litmus-format.md §6.1 shorthand)
+            self.bulk = True
+            buf = f"__cp{self.thread}_{self.tmp}"
+            self.tmp += 1
+            self.shared.append(buf)
+            sa = f"SADDR({self.shared.index(buf)})"
+            return [f'asm volatile("st.shared.s32 [%0], %1;" :: "r"({sa}), '
+                    f'"r"((int)({self.val(ins.value)})) : "memory");',
+                    'asm volatile("fence.proxy.async.shared::cta;" ::: "memory");',
+                    'asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], '
+                    f'{BULK_BYTES};" :: "l"({self.gaddr(ins.loc)}), "r"({sa}) : "memory");'
+                    f"  // {_text(ins)}"]
+        if isinstance(ins, A.PtxBulkLoad):
+            self.bulk = True
+            if not self.is_shared(ins.dst) or self.is_shared(ins.src):
+                raise UnsupportedError("a TMA load copies global memory into shared memory",
+                                       pos=ins.pos)
+            return ['asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx'
+                    f'::bytes [%0], [%1], {BULK_BYTES}, [%2];" :: "r"({self.saddr(ins.dst)}), '
+                    f'"l"({self.gaddr(ins.src)}), "r"({self.maddr(ins.mbar)}) : "memory");'
+                    f"  // {_text(ins)}"]
+        if isinstance(ins, A.PtxBulkStore):
+            self.bulk = True
+            if self.is_shared(ins.dst) or not self.is_shared(ins.src):
+                raise UnsupportedError("a TMA store copies shared memory into global memory",
+                                       pos=ins.pos)
+            return ['asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], '
+                    f'{BULK_BYTES};" :: "l"({self.gaddr(ins.dst)}), '
+                    f'"r"({self.saddr(ins.src)}) : "memory");  // {_text(ins)}']
+        if isinstance(ins, A.PtxBulkCommit):
+            return [f'asm volatile("cp.async.bulk.commit_group;" ::: "memory");'
+                    f"  // {_text(ins)}"]
+        if isinstance(ins, A.PtxAsyncWait):
+            # litmus-format.md §6.1: the open group is committed before a wait
+            read = ".read" if ins.read else ""
+            return ['asm volatile("cp.async.bulk.commit_group;" ::: "memory");',
+                    f'asm volatile("cp.async.bulk.wait_group{read} {ins.groups};" ::: '
+                    f'"memory");  // {_text(ins)}']
+        if isinstance(ins, A.PtxMbarArrive):
+            m = self.maddr(ins.mbar)
+            if ins.expect_tx is not None:
+                tx = ins.expect_tx * BULK_BYTES
+                return ["{ unsigned long long st_; "
+                        f'asm volatile("mbarrier.arrive.expect_tx.{ins.sem}.cta.shared::cta.b64 '
+                        f'%0, [%1], {tx};" : "=l"(st_) : "r"({m}) : "memory"); }}'
+                        f"  // {_text(ins)}"]
+            return ["{ unsigned long long st_; "
+                    f'asm volatile("mbarrier.arrive.{ins.sem}.cta.shared::cta.b64 %0, [%1];" '
+                    f': "=l"(st_) : "r"({m}) : "memory"); }}  // {_text(ins)}']
+        if isinstance(ins, A.PtxMbarWait):
+            m = self.maddr(ins.mbar)
+            k = self.mbars.index(ins.mbar.name)
+            return ["{ unsigned ok_ = 0; long long n_ = 0; "
+                    f"unsigned par_ = (unsigned)(ph_{k}++) & 1u; "
+                    "while (!ok_ && n_++ < WAIT_LIMIT) { "
+                    'asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.'
+                    f'{ins.sem}.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }}" '
+                    f': "=r"(ok_) : "r"({m}), "r"(par_) : "memory"); }} '
+                    f"if (!ok_) timed_out = 1; }}  // {_text(ins)}"]
         if isinstance(ins, A.LocalOp):
             args = [self.val(v) for v in ins.args]
             if ins.op == "mov":
@@ -117,19 +255,26 @@ class _Gen:
             return [f"r_{ins.dst.name} = {args[0]} {_OPS[ins.op]} {args[1]};"]
         if isinstance(ins, A.Label):
             return [f"L{self.thread}_{ins.name}:;"]
+        # every taken jump counts: a spin loop whose partner never comes (not yet
+        # resident, or a test that can hang) gives up after JUMP_LIMIT jumps and flags
+        # the instance, which is left out of the histogram
+        jump = (f"{{ if (++jumps_ > JUMP_LIMIT) {{ timed_out = 1; goto Lend{self.thread}; }} "
+                f"goto L{self.thread}_{{}}; }}")
         if isinstance(ins, A.Goto):
-            return [f"goto L{self.thread}_{ins.target};"]
+            return [jump.replace("{}", ins.target, 1)]
         if isinstance(ins, A.Branch):
             return [f"if ({self.val(ins.a)} {_CMP[ins.cond]} {self.val(ins.b)}) "
-                    f"goto L{self.thread}_{ins.target};"]
+                    + jump.replace("{}", ins.target, 1)]
         raise UnsupportedError(f"gdrcheck hw cannot run {type(ins).__name__} "
-                               "(CTA barriers, async copies and GIN calls are not supported)",
+                               "(CTA barriers and GIN calls are not supported)",
                                pos=ins.pos)
 
     def rmw(self, ins: A.PtxAtom | A.PtxRed) -> list[str]:
-        a = self.loc(ins.loc)
-        sem = "" if ins.sem == "relaxed" and False else f".{ins.sem}"
-        base = f"{'atom' if isinstance(ins, A.PtxAtom) else 'red'}{sem}.{SCOPES[ins.scope]}"
+        if self.is_shared(ins.loc):
+            raise UnsupportedError("gdrcheck hw does not run atomics on shared memory",
+                                   pos=ins.pos)
+        addr = self.gaddr(ins.loc)
+        base = f"{'atom' if isinstance(ins, A.PtxAtom) else 'red'}.{ins.sem}.{SCOPES[ins.scope]}"
         typ = "b32" if ins.op in ("exch", "cas", "and", "or", "xor") else "s32"
         if isinstance(ins, A.PtxRed):
             rop, rval = ins.op, self.val(ins.value)
@@ -142,15 +287,15 @@ class _Gen:
                 abase = f"atom.{ins.sem}.{SCOPES[ins.scope]}"
                 return ["{ int dropped; "
                         f'asm volatile("{abase}.global.{rop}.{typ} %0, [%1], %2;" : '
-                        f'"=r"(dropped) : "l"(mem + {a} * STRIDE), "r"((int)({rval})) : '
+                        f'"=r"(dropped) : "l"({addr}), "r"((int)({rval})) : '
                         f'"memory"); }}  // {_text(ins)}']
             return [f'asm volatile("{base}.global.{rop}.{typ} [%0], %1;" :: '
-                    f'"l"(mem + {a} * STRIDE), "r"((int)({rval})) : "memory");'
+                    f'"l"({addr}), "r"((int)({rval})) : "memory");'
                     f"  // {_text(ins)}"]
         ops = [self.val(v) for v in ins.operands]
         if ins.op == "cas":
             return [f'asm volatile("{base}.global.cas.b32 %0, [%1], %2, %3;" : '
-                    f'"=r"(r_{ins.dst.name}) : "l"(mem + {a} * STRIDE), "r"((int)({ops[0]})), '
+                    f'"=r"(r_{ins.dst.name}) : "l"({addr}), "r"((int)({ops[0]})), '
                     f'"r"((int)({ops[1]})) : "memory");  // {_text(ins)}']
         op = ins.op if ins.op not in ("inc", "dec", "sub") else "add"
         arg = ops[0] if ops else ("1" if ins.op == "inc" else "-1")
@@ -159,7 +304,7 @@ class _Gen:
         if op not in ("add", "exch", "and", "or", "xor", "min", "max"):
             raise UnsupportedError(f"PTX has no atom.{ins.op}", pos=ins.pos)
         return [f'asm volatile("{base}.global.{op}.{typ} %0, [%1], %2;" : '
-                f'"=r"(r_{ins.dst.name}) : "l"(mem + {a} * STRIDE), "r"((int)({arg})) : '
+                f'"=r"(r_{ins.dst.name}) : "l"({addr}), "r"((int)({arg})) : '
                 f'"memory");  // {_text(ins)}']
 
 
@@ -189,27 +334,29 @@ def _registers(th: A.Thread) -> list[str]:
     return names
 
 
-def generate(test: A.Test, stand_in: bool = False) -> Kernel:
-    """The CUDA source running ``test`` on one GPU. A PTX test's threads must sit on one
-    GPU. With ``stand_in``, a GIN-dialect test made of PTX instructions only (the LSA
-    tests: loads and stores on x@k over NVLink) runs with one CTA standing in for each
-    GPU and x@k as ordinary locations: NOT an NVLink run (issue 7 needs two GPUs)."""
+def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
+    """The CUDA source running ``test`` on one GPU, ``ipb`` instance slots per block. A
+    PTX test's threads must sit on one GPU. With ``stand_in``, a GIN-dialect test made of
+    PTX instructions only (the LSA tests: loads and stores on x@k over NVLink) runs with
+    one CTA standing in for each GPU and x@k as ordinary locations: NOT an NVLink run
+    (issue 7 needs two GPUs)."""
     if test.arch == "GIN" and not stand_in:
         raise UnsupportedError("a GIN test needs several GPUs; --stand-in runs its PTX "
                                "instructions with one CTA per GPU on one GPU", test.path)
     if test.arch not in ("PTX", "GIN"):
         raise UnsupportedError(f"gdrcheck hw runs PTX tests, not {test.arch}", test.path)
-    if "PTX75" in test_features(test):  # issue 14 item 6: not generated yet
-        raise UnsupportedError("gdrcheck hw does not run virtual aliases, surface/texture/"
-                               "constant accesses, shared memory, mbarriers or TMA yet",
-                               test.path)
     gpus = {th.placement.gpu for th in test.threads} - {None}
     if len(gpus) > 1 and test.arch == "PTX":
         raise UnsupportedError("the test places threads on several GPUs: gdrcheck hw runs "
                                "on one GPU", test.path)
-    g = _Gen(test)
+    try:
+        g = _Gen(test)
+    except UnsupportedError as err:
+        raise err.with_context(test.path, test.source) from None
     for item in test.init:
         if isinstance(item, A.InitLoc) and (test.arch == "PTX" or item.loc.rank is not None):
+            if item.loc.name in g.shared_names:
+                continue
             g.loc(item.loc)
     ctas: dict[tuple[int, int], list[int]] = {}
     for i, th in enumerate(test.threads):
@@ -229,14 +376,17 @@ def generate(test: A.Test, stand_in: bool = False) -> Kernel:
             raise err.with_context(test.path, test.source) from None
         names = _registers(th)
         decl = [f"int r_{n} = {init_regs.get((th.index, n), 0)};" for n in names]
-        outs = []
+        decl += [f"int ph_{k} = 0;" for k in range(len(g.mbars))] + ["long long jumps_ = 0;"]
+        outs = [f"Lend{th.index}:;"]
         for n in names:
             slot = len(g.regs)
             g.regs.append((th.index, n))
-            outs.append(f"out[inst * NREGS + {slot}] = r_{n};")
+            outs.append(f"out[inst * NOUT + {slot}] = r_{n};")
+        outs.append("if (timed_out) out[inst * NOUT + NREGS] = 1;")
         bodies.append(
             f"  if (role == {i}) {{  // P{th.index}\n"
             + "".join(f"    {x}\n" for x in decl + body + outs) + "  }\n")
+    _observed_shared(test, g.shared_names | set(g.mbar_count))
     init: dict[str, int] = {}
     for item in test.init:
         if isinstance(item, A.InitLoc) and test.arch == "GIN":
@@ -246,44 +396,90 @@ def generate(test: A.Test, stand_in: bool = False) -> Kernel:
                 for name in g.locs:
                     if name.rsplit("@", 1)[0] == item.loc.name:
                         init.setdefault(name, item.value)
-        elif isinstance(item, A.InitLoc):
+        elif isinstance(item, A.InitLoc) and item.loc.name not in g.shared_names:
             init[item.loc.name] = item.value
+    shared_init = {i.name: i.value for i in test.init if isinstance(i, A.SharedDecl)}
+    for item in test.init:  # `s = v;` written in the init list for a shared word
+        if isinstance(item, A.InitLoc) and item.loc.name in g.shared_names:
+            shared_init[item.loc.name] = item.value
     role_table = ", ".join(
         str(gr[w]) if w < len(gr) else "-1" for gr in groups for w in range(warps))
     nlocs = max(1, len(g.locs))
+    nsh = max(1, len(g.shared))
+    nmb = max(1, len(g.mbars))
+    sh_init = "".join(
+        f"      SH[local][{k}][0] = {shared_init.get(name, 0)};\n"
+        for k, name in enumerate(g.shared))
+    mb_init = "".join(
+        f'      asm volatile("mbarrier.init.shared::cta.b64 [%0], {g.mbar_count[name]};" :: '
+        f'"r"((unsigned)__cvta_generic_to_shared(&MB[local][{k}])) : "memory");\n'
+        for k, name in enumerate(g.mbars))
+    fence_init = ('  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");\n'
+                  if g.mbars else "")
     src = f"""// Generated by gdrcheck hw from litmus test {test.name} ({test.path or 'text'}).
-// Every memory access and fence is inline PTX with the test's semantics and scope.
+// Every memory access and fence is inline PTX with the test's semantics, scope and space.
 #define NLOCS {nlocs}
 #define NREGS {max(1, len(g.regs))}
+#define NOUT (NREGS + 1)
 #define GROUPS {len(groups)}
 #define WARPS {warps}
 #define NTHREADS {len(test.threads)}
+#define IPB {ipb}
+#define NSH {nsh}
+#define NMB {nmb}
+#define WAIT_LIMIT (1LL << 22)
+#define JUMP_LIMIT (1LL << 16)
+#define LOC(a) (layout ? locs + ((long long)(a) * n + inst) * stride \\
+                       : locs + ((long long)inst * NLOCS + (a)) * stride)
+#define ALOC(a) (alocs + (LOC(a) - locs))  // a second virtual mapping of the same memory
+#define SADDR(k) ((unsigned)__cvta_generic_to_shared(&SH[local][k][0]))
+#define MADDR(k) ((unsigned)__cvta_generic_to_shared(&MB[local][k]))
 
 __constant__ int ROLE[GROUPS * WARPS] = {{{role_table}}};
 
-extern "C" __global__ void litmus(int *locs, int *out, const int *perm, int *bar,
-                                  int instances, int STRIDE, int *scratch,
-                                  int scratch_words, int stress_blocks) {{
+extern "C" __global__ void __launch_bounds__(IPB * WARPS)
+litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long long n, int stride,
+       int layout, int sync_limit, int *scratch, int scratch_words, int stress_blocks,
+       int stress_mode) {{
+  __shared__ __align__(16) int SH[IPB][NSH][4];
+  __shared__ __align__(8) unsigned long long MB[IPB][NMB];
   int block = blockIdx.x;
   if (block < stress_blocks) {{  // memory stress: hammer a scratch area meanwhile
     for (int k = 0; k < 2048; k++) {{
       int i = (threadIdx.x * 64 + block * 977 + k * 31) % scratch_words;
-      atomicAdd(scratch + i, 1);
+      if (stress_mode == 0) atomicAdd(scratch + i, 1);
+      else {{ int v = ((volatile int *)scratch)[i]; ((volatile int *)scratch)[i ^ 32] = v + 1; }}
     }}
     return;
   }}
   block -= stress_blocks;
   int group = block % GROUPS;
-  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int slot = (block / GROUPS) * 32 + lane;
-  if (warp >= WARPS || slot >= instances) return;
+  int warp = threadIdx.x / IPB, local = threadIdx.x % IPB;
+  long long slot = (long long)(block / GROUPS) * IPB + local;
+  if (warp == 0) {{  // this block's copy of the shared words and mbarriers of slot `local`
+{sh_init}{mb_init}  }}
+{fence_init}  __syncthreads();
+  if (warp >= WARPS || slot >= n) return;
   int role = ROLE[group * WARPS + warp];
   if (role < 0) return;
-  int inst = perm[slot];
-  int *mem = locs + (long long)inst * NLOCS * STRIDE;
-  // the instance's threads meet before they run (a spin barrier per instance)
-  atomicAdd(bar + inst, 1);
-  while (atomicAdd(bar + inst, 0) < NTHREADS) {{ }}
+  long long inst = (aff[2 * group] * slot + aff[2 * group + 1]) % n;
+  int timed_out = 0;
+  if (sync_limit > 0) {{  // the instance's threads meet (a bounded spin barrier)
+    atomicAdd(bar + inst, 1);
+    for (int k = 0; k < sync_limit && ((volatile int *)bar)[inst] < NTHREADS; k++) {{ }}
+  }}
 {''.join(bodies)}}}
 """
-    return Kernel(test, src, list(g.locs), init, g.regs, groups, warps)
+    return Kernel(test, src, list(g.locs), init, g.regs, groups, warps,
+                  shared=list(g.shared), mbarriers=list(g.mbars), bulk=g.bulk,
+                  aliases=dict(g.aliases))
+
+
+def _observed_shared(test: A.Test, names: set[str]) -> None:
+    """Final values of shared words are not collected (each CTA has its own copy)."""
+    from gdrcheck.engine.observe import Observables
+
+    for term in Observables(test).terms:
+        if term.split("@")[0] in names:
+            raise UnsupportedError(f"gdrcheck hw does not collect the final value of the "
+                                   f"shared word {term}", test.path)

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gdrcheck.errors import InputError
 from gdrcheck.hw.codegen import Kernel, generate
 from gdrcheck.litmus import ast as A
-
-STRIDE = 32  # words between two locations of one instance (128 bytes: a cache line)
 
 
 class NoGpu(InputError):
@@ -41,6 +39,8 @@ class HwResult:
     model_verdict: str | None = None
     source: str = ""
     stand_in: bool = False  # CTAs of one GPU stood in for several GPUs (no NVLink)
+    config: str = ""  # the harness setting (Config.label)
+    timeouts: int = 0  # instances left out: an mbarrier wait gave up
 
     @property
     def observation(self) -> str:
@@ -55,7 +55,7 @@ class HwResult:
             "positive": self.positive, "observation": self.observation,
             "seconds": round(self.seconds, 3), "device": self.device, "model": self.model,
             "model_verdict": self.model_verdict, "forbidden_states": self.forbidden_states,
-            "stand_in": self.stand_in,
+            "stand_in": self.stand_in, "config": self.config, "timeouts": self.timeouts,
         }
 
 
@@ -74,15 +74,117 @@ def state_key(names: list[str], values: tuple[int, ...]) -> str:
     return "; ".join(f"{n}={v}" for n, v in zip(names, values, strict=True))
 
 
-def run_test(test: A.Test, iterations: int = 100_000, batch: int = 32 * 1024,
-             stress: int = 0, seed: int = 1, stand_in: bool = False) -> HwResult:
+@dataclass(frozen=True)
+class Config:
+    """One setting of the harness (issue 14 item 7; MC Mutants' parameters, narrowed).
+
+    ``batch``: instances per launch; ``ipb``: instance slots per block; ``stride``: words
+    between two global locations; ``layout``: 0 instance-major, 1 location-major;
+    ``sync_limit``: spins of the per-instance start barrier (0: none); ``stress``: stress
+    blocks; ``stress_mode``: 0 atomics, 1 loads and stores on the scratch area."""
+
+    batch: int = 760_320
+    ipb: int = 128
+    stride: int = 32
+    layout: int = 0
+    sync_limit: int = 0
+    stress: int = 0
+    stress_mode: int = 0
+
+    def label(self) -> str:
+        return (f"batch={self.batch} ipb={self.ipb} stride={self.stride} "
+                f"layout={'loc-major' if self.layout else 'inst-major'} "
+                f"sync={self.sync_limit} stress={self.stress}/{self.stress_mode}")
+
+
+def _coprime(rng: Any, n: int) -> int:
+    from math import gcd
+
+    while True:
+        a = int(rng.integers(1, max(2, n)))
+        if gcd(a, n) == 1:
+            return a
+
+
+class _DoubleMap:
+    """``nbytes`` of device memory mapped at two virtual addresses (CUDA driver virtual
+    memory management: one cuMemCreate, two cuMemAddressReserve + cuMemMap), for
+    generic virtual aliases (PTX ISA §8.2.2). Called through ctypes on libcuda."""
+
+    def __init__(self, nbytes: int, device: int) -> None:
+        import ctypes as C
+
+        class Loc(C.Structure):
+            _fields_ = [("type", C.c_int), ("id", C.c_int)]
+
+        class Prop(C.Structure):
+            _fields_ = [("type", C.c_int), ("handles", C.c_int), ("location", Loc),
+                        ("win32", C.c_void_p), ("flags", C.c_ubyte * 8)]
+
+        class Access(C.Structure):
+            _fields_ = [("location", Loc), ("flags", C.c_int)]
+
+        cu = C.CDLL("libcuda.so.1")
+        self.cu, self.C = cu, C
+
+        def ok(rc: int, what: str) -> None:
+            if rc != 0:
+                raise RuntimeError(f"{what} failed: CUresult {rc}")
+
+        prop = Prop(1, 0, Loc(1, device), None)  # pinned, no handle type, this device
+        gran = C.c_size_t(0)
+        ok(cu.cuMemGetAllocationGranularity(C.byref(gran), C.byref(prop), 0), "granularity")
+        size = -(-nbytes // gran.value) * gran.value
+        handle = C.c_ulonglong(0)
+        ok(cu.cuMemCreate(C.byref(handle), C.c_size_t(size), C.byref(prop), C.c_ulonglong(0)),
+           "cuMemCreate")
+        ptrs = []
+        acc = Access(Loc(1, device), 3)  # read-write
+        for _ in range(2):
+            p = C.c_ulonglong(0)
+            ok(cu.cuMemAddressReserve(C.byref(p), C.c_size_t(size), C.c_size_t(0),
+                                      C.c_ulonglong(0), C.c_ulonglong(0)), "reserve")
+            ok(cu.cuMemMap(C.c_ulonglong(p.value), C.c_size_t(size), C.c_size_t(0), handle,
+                           C.c_ulonglong(0)), "cuMemMap")
+            ok(cu.cuMemSetAccess(C.c_ulonglong(p.value), C.c_size_t(size), C.byref(acc),
+                                 C.c_size_t(1)), "cuMemSetAccess")
+            ptrs.append(p.value)
+        self.size, self.handle, self.ptrs = size, handle, ptrs
+
+    def arrays(self, cp: Any, words: int) -> tuple[Any, Any]:
+        out = []
+        for p in self.ptrs:
+            mem = cp.cuda.UnownedMemory(p, self.size, self)
+            out.append(cp.ndarray((words,), dtype=cp.int32,
+                                  memptr=cp.cuda.MemoryPointer(mem, 0)))
+        return out[0], out[1]
+
+    def close(self) -> None:
+        C = self.C
+        for p in self.ptrs:
+            self.cu.cuMemUnmap(C.c_ulonglong(p), C.c_size_t(self.size))
+            self.cu.cuMemAddressFree(C.c_ulonglong(p), C.c_size_t(self.size))
+        self.cu.cuMemRelease(self.handle)
+
+
+def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
+             stress: int | None = None, seed: int = 1, stand_in: bool = False,
+             config: Config | None = None) -> HwResult:
     """Run ``test`` ``iterations`` times on the GPU; no model check (see check_states)."""
     cp = _cupy()
     import numpy as np
 
     from gdrcheck.engine.observe import Observables
 
-    k: Kernel = generate(test, stand_in=stand_in)
+    cfg = config or Config()
+    if batch is not None:
+        cfg = replace(cfg, batch=batch)
+    if stress is not None:
+        cfg = replace(cfg, stress=stress)
+    k: Kernel = generate(test, stand_in=stand_in, ipb=cfg.ipb)
+    stride = cfg.stride
+    if k.bulk and stride % 4:
+        stride += 4 - stride % 4  # bulk copies need 16-byte aligned locations
     dev = cp.cuda.Device()
     props = cp.cuda.runtime.getDeviceProperties(dev.id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
@@ -93,49 +195,105 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int = 32 * 1024,
     names = list(obs.terms)
     nlocs = max(1, len(k.locations))
     nregs = max(1, len(k.regs))
+    nout = nregs + 1
     reg_slot = {f"{t}:{r}": i for i, (t, r) in enumerate(k.regs)}
     loc_slot = {n: i for i, n in enumerate(k.locations)}
     rng = np.random.default_rng(seed)
     hist: Counter[tuple[int, ...]] = Counter()
     scratch_words = 1 << 20
     scratch = cp.zeros(scratch_words, dtype=cp.int32)
+    n_max = min(cfg.batch, iterations)
+    words = n_max * nlocs * stride
+    dmap = None
+    if k.aliases:
+        dmap = _DoubleMap(words * 4, dev.id)
+        locs, alocs = dmap.arrays(cp, words)
+    else:
+        locs = cp.zeros(words, dtype=cp.int32)
+        alocs = locs
+    out = cp.zeros(n_max * nout, dtype=cp.int32)
+    bar = cp.zeros(n_max, dtype=cp.int32)
+    timeouts = 0
     t0 = time.perf_counter()
     done = 0
     while done < iterations:
-        n = min(batch, iterations - done)
-        init = np.zeros((n, nlocs, STRIDE), dtype=np.int32)
+        n = min(n_max, iterations - done)
+        lv = locs[:n * nlocs * stride]
+        lv.fill(0)
+        view = (lv.reshape(nlocs, n, stride) if cfg.layout else
+                lv.reshape(n, nlocs, stride).transpose(1, 0, 2))
         for loc, v in k.init.items():
-            init[:, loc_slot[loc], 0] = v
-        locs = cp.asarray(init.reshape(-1))
-        out = cp.zeros(n * nregs, dtype=cp.int32)
-        bar = cp.zeros(n, dtype=cp.int32)
-        perm = cp.asarray(rng.permutation(n).astype(np.int32))
-        blocks = stress + len(k.groups) * ((n + 31) // 32)
-        fn((blocks,), (32 * k.warps,), (locs, out, perm, bar, np.int32(n), np.int32(STRIDE),
-                                          scratch, np.int32(scratch_words), np.int32(stress)))
-        cp.cuda.runtime.deviceSynchronize()
-        mem = cp.asnumpy(locs).reshape(n, nlocs, STRIDE)[:, :, 0]
-        regs = cp.asnumpy(out).reshape(n, nregs)
+            view[loc_slot[loc], :, 0] = v
+        ov = out[:n * nout]
+        ov.fill(0)
+        bar[:n].fill(0)
+        aff = np.array([x for _ in k.groups for x in (_coprime(rng, n), int(rng.integers(n)))],
+                       dtype=np.int64)
+        blocks = cfg.stress + len(k.groups) * ((n + cfg.ipb - 1) // cfg.ipb)
+        fn((blocks,), (cfg.ipb * k.warps,),
+           (lv, alocs, ov, bar, cp.asarray(aff), np.int64(n), np.int32(stride),
+            np.int32(cfg.layout), np.int32(cfg.sync_limit), scratch,
+            np.int32(scratch_words), np.int32(cfg.stress), np.int32(cfg.stress_mode)))
+        regs = ov.reshape(n, nout)
         cols = []
         for term in names:
             if term in reg_slot:
                 cols.append(regs[:, reg_slot[term]])
             elif term in loc_slot:
-                cols.append(mem[:, loc_slot[term]])
+                cols.append(view[loc_slot[term], :, 0])
             else:
-                cols.append(np.zeros(n, dtype=np.int32))
-        rows = np.stack(cols, axis=1) if cols else np.zeros((n, 0), dtype=np.int32)
-        uniq, counts = np.unique(rows, axis=0, return_counts=True)
-        for row, c in zip(uniq, counts, strict=True):
-            hist[tuple(int(x) for x in row)] += int(c)
+                cols.append(cp.zeros(n, dtype=cp.int32))
+        valid = regs[:, nregs] == 0
+        timeouts += int(n - int(valid.sum()))
+        for st, c in _histogram(cp, np, cols, valid, n):
+            hist[st] += c
         done += n
+    cp.cuda.runtime.deviceSynchronize()
     secs = time.perf_counter() - t0
+    if dmap is not None:
+        dmap.close()
     positive = sum(c for st, c in hist.items()
                    if obs.eval_state(test.condition.prop, tuple(zip(names, st, strict=True))))
-    return HwResult(test.name, test.path, iterations,
-                    {state_key(names, st): c for st, c in sorted(hist.items())},
-                    positive, secs, name, source=k.source,
-                    stand_in=stand_in and test.arch == "GIN")
+    res = HwResult(test.name, test.path, iterations - timeouts,
+                   {state_key(names, st): c for st, c in sorted(hist.items())},
+                   positive, secs, name, source=k.source,
+                   stand_in=stand_in and test.arch == "GIN")
+    res.config = cfg.label()
+    res.timeouts = timeouts
+    return res
+
+
+def _histogram(cp: Any, np: Any, cols: list[Any], valid: Any,
+               n: int) -> list[tuple[tuple[int, ...], int]]:
+    """Count the rows of ``cols`` (device arrays) where ``valid``, on the device: each
+    row is packed into one int64 (mixed radix over the columns' ranges) when it fits."""
+    if not cols:
+        return [((), int(valid.sum()))]
+    mat = cp.stack(cols, axis=1).astype(cp.int64)[valid]
+    if mat.shape[0] == 0:
+        return []
+    lo = cp.asnumpy(mat.min(axis=0))
+    hi = cp.asnumpy(mat.max(axis=0))
+    span = [int(h) - int(lw) + 1 for lw, h in zip(lo, hi, strict=True)]
+    total = 1
+    for s in span:
+        total *= s
+    if total < (1 << 62):
+        mult = []
+        m = 1
+        for s in span:
+            mult.append(m)
+            m *= s
+        key = ((mat - cp.asarray(lo)) * cp.asarray(np.array(mult, dtype=np.int64))).sum(axis=1)
+        uniq, counts = cp.unique(key, return_counts=True)
+        out = []
+        for kv, c in zip(cp.asnumpy(uniq).tolist(), cp.asnumpy(counts).tolist(), strict=True):
+            row = tuple(int(lo[i]) + (kv // mult[i]) % span[i] for i in range(len(span)))
+            out.append((row, int(c)))
+        return out
+    rows = cp.asnumpy(mat)
+    uniq, counts = np.unique(rows, axis=0, return_counts=True)
+    return [(tuple(int(x) for x in r), int(c)) for r, c in zip(uniq, counts, strict=True)]
 
 
 def check_states(res: HwResult, test: A.Test, model: str = "ptx") -> HwResult:

@@ -25,5 +25,10 @@ def format_result(res: HwResult) -> str:
         if res.forbidden_states:
             lines.append(f"SOUNDNESS FAILURE: {len(res.forbidden_states)} observed state(s) "
                          f"forbidden by {res.model}")
+    if res.config:
+        lines.append(f"Harness {res.config}")
+    if res.timeouts:
+        lines.append(f"Left out {res.timeouts} instance(s): a thread gave up waiting "
+                     "(mbarrier wait or spin loop)")
     lines.append(f"Time {res.test} {res.seconds:.2f}")
     return "\n".join(lines)
