@@ -87,7 +87,12 @@ def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: 
     else:
         click.echo(format_fix(test, result))
     if output is not None and result.repairs:
-        output.write_text(print_litmus(result.repairs[0].test), encoding="utf-8")
+        try:
+            output.write_text(print_litmus(result.repairs[0].test), encoding="utf-8")
+        except OSError as err:
+            click.echo(f"{output}: cannot write the repaired test: {err.strerror or err}",
+                       err=True)
+            sys.exit(2)
         click.echo(f"wrote the repaired test to {output}", err=True)
     sys.exit(0 if result.status in ("fixed", "already") else 1)
 

@@ -4,7 +4,6 @@ it where nvcc exists), the no-GPU error, and the report of the committed H200 ru
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from gdrcheck.cli import main
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.hw.codegen import generate
 from gdrcheck.litmus import load_litmus, parse_litmus
+from hw.nvcc import compile_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 PTX = sorted((ROOT / "litmus" / "ptx").glob("*.litmus"))
@@ -60,15 +60,7 @@ def test_unsupported(text: str, msg: str) -> None:
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_nvcc_compiles_the_library(tmp_path: Path) -> None:
     for path in PTX:
-        try:
-            k = generate(load_litmus(str(path)))
-        except UnsupportedError:
-            continue
-        cu = tmp_path / "k.cu"
-        cu.write_text(k.source)
-        r = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "k.o")],
-                           capture_output=True, text=True)
-        assert r.returncode == 0, f"{path.name}: {r.stderr[-500:]}"
+        compile_kernel(path, tmp_path)
 
 
 def test_without_a_gpu_it_says_so_and_exits_2() -> None:
