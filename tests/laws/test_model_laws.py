@@ -3,7 +3,7 @@
 - monotonicity: a stronger program (a weak signal made strong, a stronger access, a
   blocking call, an inserted fence, flush or quiet) reaches no final state the
   weaker one does not, under every model;
-- refinement: gin-gdaki and gin-proxy reach no state gin-api does not; nvshmem-ibgda
+- refinement: gin-gdaki, gin-proxy and gin-efa reach no state gin-api does not; nvshmem-ibgda
   (with the two assumptions docs/refinement.md names) none that nvshmem-api does not;
 - variants: a weakening variant never removes a reachable state, a strengthening
   one never adds one.
@@ -36,7 +36,7 @@ SLOW = settings(max_examples=150 if _N < 100 else _N, deadline=None,
                 suppress_health_check=list(HealthCheck))
 
 GIN_MODELS = ["gin-api", "gin-gdaki", "gin-proxy", "gin-gdaki+pcie-ro+nic-atomic-pcie",
-              "gin-gdaki+gdr-order-none+adaptive-routing"]
+              "gin-gdaki+gdr-order-none+adaptive-routing", "gin-efa"]
 SHMEM_MODELS = ["nvshmem-api", "nvshmem-ibgda", "nvshmem-ibgda+no-pcie-ro+ack-placed"]
 
 
@@ -107,7 +107,7 @@ def _refines(p: GinProgram, impl: str, spec: str) -> None:
 
 @FAST
 @given(gin_programs("gin", 2, 4))
-@pytest.mark.parametrize("impl", ["gin-gdaki", "gin-proxy"])
+@pytest.mark.parametrize("impl", ["gin-gdaki", "gin-proxy", "gin-efa", "gin-efa+ofi-before-pr1249"])
 def test_gin_backends_refine_the_api(impl: str, p: GinProgram) -> None:
     _refines(p, impl, "gin-api")
 
@@ -129,12 +129,16 @@ WEAKENING = {
                   "gdr-guide-3.7",
                   "nccl-2.30.4"],
     "gin-api": ["strong-signals-not-required"],
+    # issue 15: the plugin's weak-signal mode, a platform needing a GPUDirect flush
+    "gin-efa": ["ofi-weak-signal-mode", "efa-gdr-flush-required", "nccl-2.30.4"],
     "nvshmem-ibgda": ["nic-atomic-pcie", "ib-waw-unordered", "adaptive-routing",
                       "gdr-order-none", "ro-passes-atomic", "gdr-guide-3.7"],
 }
 STRENGTHENING = {
     "gin-gdaki": ["ack-placed", "gdr-order-all", "nic-sees-async"],
     "gin-api": ["weak-as-strong", "nccl-2.28", "iso-hb"],
+    # issue 15: before PR #1249 a signal's completion waited for its delivery
+    "gin-efa": ["ofi-before-pr1249", "nic-sees-async"],
     # issue 13: sharing a QP only adds order (QP per call is the weakest choice)
     "nvshmem-ibgda": ["no-pcie-ro", "ack-placed", "ibgda-single-qp", "ibgda-qp-per-cta",
                       "ibgda-explicit-qp"],
@@ -157,7 +161,7 @@ def _variant_law(p: GinProgram, model: str) -> None:
 
 @FAST
 @given(gin_programs("gin", 2, 4))
-@pytest.mark.parametrize("model", ["gin-api", "gin-gdaki"])
+@pytest.mark.parametrize("model", ["gin-api", "gin-gdaki", "gin-efa"])
 def test_variants_gin(model: str, p: GinProgram) -> None:
     _variant_law(p, model)
 
@@ -184,6 +188,7 @@ def test_monotonicity_gin_large(pair: tuple[GinProgram, GinProgram]) -> None:
 def test_refinement_gin_large(p: GinProgram) -> None:
     _refines(p, "gin-gdaki", "gin-api")
     _refines(p, "gin-proxy", "gin-api")
+    _refines(p, "gin-efa", "gin-api")
 
 
 @pytest.mark.slow
