@@ -22,6 +22,8 @@ LIBRARY = Path(__file__).resolve().parents[2] / "litmus"
     ("gin-proxy", "gin-api"),
     ("gin-gdaki+pcie-ro+nic-atomic-pcie", "gin-api"),
     ("gin-proxy+adaptive-routing+ack-placed", "gin-api"),
+    ("gin-efa", "gin-api"),
+    ("gin-efa+ofi-before-pr1249", "gin-api"),
     ("nvshmem-ibgda+no-pcie-ro+ack-placed", "nvshmem-api"),
 ])
 def test_refines_on_the_library(impl: str, spec: str) -> None:
@@ -59,6 +61,7 @@ def _expected(impl: str, spec: str) -> tuple[set[str], set[str]]:
 
 @pytest.mark.parametrize("impl,spec", [
     ("nvshmem-ibgda", "nvshmem-api"), ("gin-gdaki", "gin-api"), ("gin-proxy", "gin-api"),
+    ("gin-efa", "gin-api"),
 ])
 def test_refinement_lists_are_those_the_expectations_predict(impl: str, spec: str) -> None:
     looser, stronger = _expected(impl, spec)
