@@ -39,6 +39,9 @@ TAGS = (
     "STRONG", "WEAK", "LEGACY", "IDX", "VA", "INC", "ADD", "SET", "BARSIG", "BARNONE",
     "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET", "SIGMEM",
     "FLUSHREQ", "REQWAIT", "WAITUNTIL", "SIGWAITUNTIL", "SYNCAPI", "CTAEVEN", "CTAODD",
+    # host-initiated RDMA and kernel boundaries (gdrcheck/lower/host.py)
+    "VERBS", "IMM", "HMEM", "RCQE", "CQPOLL", "WAITSEND", "LAUNCH", "KSYNC", "FLUSHRDMA",
+    "SWAIT", "SWFLUSH",
     # the async proxy (cp.async.bulk)
     "ASYNC", "ASYNCWAIT",
     # PTX 7.5+ proxies, shared memory, mbarriers (gdrcheck/lower/ptx.py)
@@ -130,6 +133,8 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     va = {e.eid: e.vloc or e.loc for e in evs}
     env["vloc"] = rel((a, b) for a, b in same_loc if va[a] == va[b])
     env["aob"] = RelV({})
+    env["kstart"] = RelV({})  # kernel boundaries (lower/host.py), empty without them
+    env["kend"] = RelV({})
     for name, pairs in prog.relations.items():  # a dialect's own static relations
         env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})
