@@ -106,6 +106,8 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     }
     for tag in TAGS:
         env[tag] = s(lambda e, t=tag: t in e.tags)
+    # the events of CPU (host) threads: no GPU, no agent (litmus-format.md §6.3)
+    env["CPU"] = s(lambda e: not e.is_init and not e.agent and e.gpu is None)
     for tag in {t for e in evs for t in e.tags} - set(TAGS):
         env[tag] = s(lambda e, t=tag: t in e.tags)
 
