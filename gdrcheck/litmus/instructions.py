@@ -1064,8 +1064,8 @@ def _qp(op: Operand) -> str:
 
 def _thread_ref(op: Operand) -> int:
     m = _THREAD_NAME_RE.fullmatch(op.name) if op.kind == "name" else None
-    if m is None:
-        _fail(f"expected a thread such as P1, found {op.text!r}", op.pos)
+    if m is None or len(m.group(1)) > 100:
+        _fail(f"expected a thread such as P1, found {op.text[:40]!r}", op.pos)
     return int(m.group(1))
 
 
