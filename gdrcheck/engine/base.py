@@ -69,6 +69,8 @@ def _in_scope(scope: str | None, a: Event, b: Event) -> bool:
         return True
     if b.is_init or a.is_init:
         return False
+    if a.gpu is None or b.gpu is None:
+        return False  # a CPU thread or a NIC is in no GPU's (or CTA's) scope
     if scope == "gpu":
         return a.gpu == b.gpu
     if scope == "cta":
