@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def _feature_words(features: frozenset[str]) -> str:
     """``GIN calls``, ``X86 instructions``, ``PTX instructions and GIN calls``."""
-    kinds = [f"{f} {'calls' if f in ('GIN', 'SHMEM') else 'instructions'}"
+    kinds = [f"{f} {'calls' if f in ('GIN', 'SHMEM', 'HOST') else 'instructions'}"
              for f in FEATURES if f in features]
     return " and ".join(kinds)
 

@@ -43,8 +43,9 @@ def accepts_text(accepts: frozenset[str]) -> str:
     """The dialects of the tests a model accepts, and in GIN tests which instructions:
     ``PTX; GIN (PTX, GIN calls)``."""
     out: list[str] = [d for d in ("X86", "PTX") if d in accepts]
-    inside = [w for f, w in (("PTX", "PTX"), ("GIN", "GIN calls"), ("SHMEM", "NVSHMEM calls"))
+    inside = [w for f, w in (("PTX", "PTX"), ("GIN", "GIN calls"), ("SHMEM", "NVSHMEM calls"),
+                             ("HOST", "host calls"))
               if f in accepts]
-    if "GIN" in accepts or "SHMEM" in accepts or "PTX" in accepts:
+    if "GIN" in accepts or "SHMEM" in accepts or "PTX" in accepts or "HOST" in accepts:
         out.append(f"GIN ({', '.join(inside)})")
     return "; ".join(out) or "-"

@@ -39,6 +39,9 @@ TAGS = (
     "STRONG", "WEAK", "LEGACY", "IDX", "VA", "INC", "ADD", "SET", "BARSIG", "BARNONE",
     "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET", "SIGMEM",
     "FLUSHREQ", "REQWAIT", "WAITUNTIL", "SIGWAITUNTIL", "SYNCAPI", "CTAEVEN", "CTAODD",
+    # host-initiated RDMA and kernel boundaries (gdrcheck/lower/host.py)
+    "VERBS", "IMM", "HMEM", "RCQE", "CQPOLL", "WAITSEND", "LAUNCH", "KSYNC", "FLUSHRDMA",
+    "SWAIT", "SWFLUSH",
     # the async proxy (cp.async.bulk)
     "ASYNC", "ASYNCWAIT",
     # PTX 7.5+ proxies, shared memory, mbarriers (gdrcheck/lower/ptx.py)
@@ -66,6 +69,8 @@ def _in_scope(scope: str | None, a: Event, b: Event) -> bool:
         return True
     if b.is_init or a.is_init:
         return False
+    if a.gpu is None or b.gpu is None:
+        return False  # a CPU thread or a NIC is in no GPU's (or CTA's) scope
     if scope == "gpu":
         return a.gpu == b.gpu
     if scope == "cta":
@@ -103,6 +108,8 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     }
     for tag in TAGS:
         env[tag] = s(lambda e, t=tag: t in e.tags)
+    # the events of CPU (host) threads: no GPU, no agent (litmus-format.md §6.3)
+    env["CPU"] = s(lambda e: not e.is_init and not e.agent and e.gpu is None)
     for tag in {t for e in evs for t in e.tags} - set(TAGS):
         env[tag] = s(lambda e, t=tag: t in e.tags)
 
@@ -130,6 +137,8 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     va = {e.eid: e.vloc or e.loc for e in evs}
     env["vloc"] = rel((a, b) for a, b in same_loc if va[a] == va[b])
     env["aob"] = RelV({})
+    env["kstart"] = RelV({})  # kernel boundaries (lower/host.py), empty without them
+    env["kend"] = RelV({})
     for name, pairs in prog.relations.items():  # a dialect's own static relations
         env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})

@@ -469,7 +469,75 @@ GinInstr = (
     | GinReset | GinBarrier | ShmemCall
 )
 
-Instr = X86Instr | PtxInstr | GinInstr
+# --------------------------------------------------------------------------
+# Host-initiated RDMA and kernel boundaries (litmus-format.md §6.3; GPUDirect RDMA
+# without GPU initiation). Host threads post verbs and launch or wait for kernels.
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostVerb:
+    """``ibv.write q0, x@1, buf`` / ``ibv.write_imm q0, x@1, buf`` (RDMA WRITE, with
+    immediate data: it completes a receive at the target) / ``ibv.atomic_add q0, f@1, 1``
+    (RDMA fetch-and-add). ``src`` is None for the atomic, ``value`` None for the writes."""
+
+    op: Literal["write", "write_imm", "atomic_add"]
+    qp: str  # q0, q1, ...: the node's queue pair N to the destination's node
+    dst: LocRef
+    src: LocRef | None = None
+    value: int | None = None
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class HostWaitCompletion:
+    """``ibv.wait_send q0`` (every earlier WR of this thread on q0 has its send CQE) /
+    ``ibv.wait_recv q0`` (one more write_imm on q0 toward this node has arrived)."""
+
+    kind: Literal["send", "recv"]
+    qp: str
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class CudaLaunch:
+    """``cuda.launch P1``: start the ``launched`` GPU thread P1 (a kernel boundary)."""
+
+    thread: int
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class CudaSync:
+    """``cuda.sync P1``: block until P1 has finished (cudaStreamSynchronize)."""
+
+    thread: int
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class CudaFlushRdma:
+    """``cuda.flush_rdma``: cuFlushGPUDirectRDMAWrites."""
+
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class StreamWaitValue:
+    """``stream.wait_value f, >=, 1{, flush}``: before the first instruction of a
+    ``launched`` thread, the GPU's front end waits for ``f`` (cuStreamWaitValue32), with
+    CU_STREAM_WAIT_VALUE_FLUSH when ``flush``."""
+
+    name: str
+    cmp: str  # >=, ==, !=, >, <, <=
+    value: int
+    flush: bool = False
+    pos: Pos = _pos()
+
+
+HostInstr = HostVerb | HostWaitCompletion | CudaLaunch | CudaSync | CudaFlushRdma | StreamWaitValue
+
+Instr = X86Instr | PtxInstr | GinInstr | HostInstr
 
 
 # --------------------------------------------------------------------------
@@ -479,12 +547,14 @@ Instr = X86Instr | PtxInstr | GinInstr
 
 @dataclass(frozen=True)
 class Placement:
-    """``P0@cta 0,gpu 0`` (PTX), ``P0@cta 0,gpu 1,node 0`` (GIN), ``P3@host,node 0``."""
+    """``P0@cta 0,gpu 0`` (PTX), ``P0@cta 0,gpu 1,node 0`` (GIN), ``P3@host,node 0``,
+    ``P1@cta 0,gpu 1,node 1,launched`` (started by a host's ``cuda.launch``, §6.3)."""
 
     cta: int | None = None
     gpu: int | None = None
     node: int | None = None
     host: bool = False
+    launched: bool = False  # a GPU thread started by a host's cuda.launch (§6.3)
 
 
 @dataclass(frozen=True)
@@ -831,7 +901,7 @@ def locations_named(test: Test) -> frozenset[str]:
 
 
 def _names_in(ins: Instr) -> set[str]:
-    if isinstance(ins, (GinWait, GinRead, GinReset)):
+    if isinstance(ins, (GinWait, GinRead, GinReset, StreamWaitValue)):
         return {ins.name}
     out: set[str] = set()
     if isinstance(ins, GinPut) and ins.counter is not None:

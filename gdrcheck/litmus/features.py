@@ -10,7 +10,9 @@ The features are the words of the cat pragma (gdrcheck.cat.loader.FEATURES):
   constant access, a proxy fence other than ``fence.proxy.async``, a TMA load or
   store, a bulk-group commit, an mbarrier operation (litmus-format.md §3, §6.1);
 - ``GIN``: a ``gin.*`` call;
-- ``SHMEM``: a ``shmem.*`` call.
+- ``SHMEM``: a ``shmem.*`` call;
+- ``HOST``: host-initiated RDMA and kernel boundaries (litmus-format.md §6.3): an
+  ``ibv.*``, ``cuda.*`` or ``stream.wait_value`` call.
 """
 
 from __future__ import annotations
@@ -26,8 +28,14 @@ _PTX75 = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxBulkCommit, A.PtxMbarArrive, A.Ptx
 _PTX75_DECLS = (A.AliasDecl, A.SharedDecl, A.MbarrierDecl)
 
 
+_HOST = (A.HostVerb, A.HostWaitCompletion, A.CudaLaunch, A.CudaSync, A.CudaFlushRdma,
+         A.StreamWaitValue)
+
+
 def instr_feature(instr: A.Instr) -> str | None:
     """The feature one instruction needs, or None for neutral ones (in a GIN test)."""
+    if isinstance(instr, _HOST):
+        return "HOST"
     if isinstance(instr, _PTX75):
         return "PTX75"
     if isinstance(instr, (A.PtxLoad, A.PtxStore)) and instr.proxy != "generic":

@@ -18,6 +18,9 @@ from gdrcheck.errors import LitmusError, Pos
 from gdrcheck.litmus.ast import (
     Branch,
     Const,
+    CudaFlushRdma,
+    CudaLaunch,
+    CudaSync,
     GinBarrier,
     GinFlush,
     GinFlushAsync,
@@ -30,6 +33,8 @@ from gdrcheck.litmus.ast import (
     GinWait,
     GinWaitRequest,
     Goto,
+    HostVerb,
+    HostWaitCompletion,
     Instr,
     Label,
     LocalOp,
@@ -53,6 +58,8 @@ from gdrcheck.litmus.ast import (
     Sem,
     ShmemCall,
     SignalSpec,
+    StreamWaitValue,
+    Thread,
     Value,
     X86Instr,
     X86Locked,
@@ -185,6 +192,8 @@ class ThreadContext:
     counters: frozenset[str] = frozenset()  # names declared 'C : counter'
     shared: frozenset[str] = frozenset()  # names declared 's : shared'
     mbarriers: frozenset[str] = frozenset()  # names declared 'mb : mbarrier N'
+    host: bool = False  # a host (CPU) thread: 'P2@host,node 0' (litmus-format.md §6.3)
+    launched: bool = False  # a GPU thread started by cuda.launch ('..., launched')
 
 
 _REG_RE = re.compile(r"r[0-9]+")
@@ -471,6 +480,11 @@ class _Builder:
             return Label(cell.mnemonic, cell.pos)
         parts = cell.mnemonic.lower().split(".")
         base = parts[0]
+        if base in _HOST_BASES:
+            if self.ctx.arch != "GIN":
+                _fail(f"unknown instruction {cell.mnemonic!r} ({base}.* calls need a GIN test)",
+                      cell.pos)
+            return build_host_instr(self, cell, parts)
         if base in ("gin", "shmem"):
             if self.ctx.arch != "GIN":
                 _fail(f"unknown instruction {cell.mnemonic!r} ({base}.* calls need a GIN test)",
@@ -1021,6 +1035,130 @@ _SHMEM_SHAPES = {
     "wait_until": "S, >=, value",
     "signal_wait_until": "S, >=, value",
 }
+
+
+# --------------------------------------------------------------------------
+# Host-initiated RDMA and kernel boundaries (litmus-format.md §6.3)
+# --------------------------------------------------------------------------
+
+_HOST_BASES = ("ibv", "cuda", "stream")
+_HOST_CALLS = {
+    "ibv.write": "ibv.write q0, x@1, buf",
+    "ibv.write_imm": "ibv.write_imm q0, x@1, buf",
+    "ibv.atomic_add": "ibv.atomic_add q0, f@1, 1",
+    "ibv.wait_send": "ibv.wait_send q0",
+    "ibv.wait_recv": "ibv.wait_recv q0",
+    "cuda.launch": "cuda.launch P1",
+    "cuda.sync": "cuda.sync P1",
+    "cuda.flush_rdma": "cuda.flush_rdma",
+    "stream.wait_value": "stream.wait_value f, >=, 1{, flush}",
+}
+_THREAD_NAME_RE = re.compile(r"P([0-9]+)")
+
+
+def _qp(op: Operand) -> str:
+    if op.kind != "name" or not re.fullmatch(r"q[0-9]+", op.name):
+        _fail(f"expected a queue pair such as q0, found {op.text!r}", op.pos)
+    return op.name
+
+
+def _thread_ref(op: Operand) -> int:
+    m = _THREAD_NAME_RE.fullmatch(op.name) if op.kind == "name" else None
+    if m is None or len(m.group(1)) > 100:
+        _fail(f"expected a thread such as P1, found {op.text[:40]!r}", op.pos)
+    return int(m.group(1))
+
+
+def build_host_instr(builder: _Builder, cell: Cell, parts: list[str]) -> Instr:
+    """An ``ibv.*``, ``cuda.*`` or ``stream.*`` call (litmus-format.md §6.3)."""
+    call = ".".join(parts)
+    usage = _HOST_CALLS.get(call)
+    if usage is None:
+        _fail(f"unknown call {cell.mnemonic!r} ({', '.join(_HOST_CALLS)})", cell.pos)
+    ctx = builder.ctx
+    ops = cell.operands
+    if parts[0] == "stream":
+        if ctx.host or not ctx.launched:
+            _fail("stream.wait_value is the GPU front end's wait before a kernel starts: it "
+                  "belongs to a GPU thread declared 'launched' (e.g. P1@cta 0,gpu 1,node 1,"
+                  "launched)", cell.pos)
+        _arity(cell, 3, 4, usage)
+        if ops[0].kind == "at":
+            _fail(f"a stream waits on its own GPU's memory: write {ops[0].name}, not "
+                  f"{ops[0].text}", ops[0].pos)
+        name = builder.loc(cell, ops[0], "a location").name
+        if ops[1].kind != "cmp":
+            _fail(f"expected a comparison (>=, ==, !=, >, <, <=), found {ops[1].text!r}",
+                  ops[1].pos)
+        flush = len(ops) == 4 and _word(ops[3], ("flush",), "'flush'") == "flush"
+        return StreamWaitValue(name, ops[1].name, _int(ops[2]), flush, cell.pos)
+    if not ctx.host:
+        _fail(f"'{call}' is a host call: it belongs to a host thread (e.g. P2@host,node 0)",
+              cell.pos)
+    if call in ("ibv.write", "ibv.write_imm"):
+        _arity(cell, 3, 3, usage)
+        dst = builder.loc(cell, ops[1], "a destination location such as x@1")
+        src = builder.loc(cell, ops[2], "a source location")
+        verb = cast(Literal["write", "write_imm"], parts[1])
+        return HostVerb(verb, _qp(ops[0]), dst, src, None, cell.pos)
+    if call == "ibv.atomic_add":
+        _arity(cell, 3, 3, usage)
+        dst = builder.loc(cell, ops[1], "a destination location such as f@1")
+        return HostVerb("atomic_add", _qp(ops[0]), dst, None, _int(ops[2]), cell.pos)
+    if call in ("ibv.wait_send", "ibv.wait_recv"):
+        _arity(cell, 1, 1, usage)
+        kind = cast(Literal["send", "recv"], parts[1][len("wait_"):])
+        return HostWaitCompletion(kind, _qp(ops[0]), cell.pos)
+    if call == "cuda.flush_rdma":
+        _arity(cell, 0, 0, usage)
+        return CudaFlushRdma(cell.pos)
+    _arity(cell, 1, 1, usage)
+    if call == "cuda.launch":
+        return CudaLaunch(_thread_ref(ops[0]), cell.pos)
+    return CudaSync(_thread_ref(ops[0]), cell.pos)
+
+
+def check_host_threads(threads: Sequence[Thread]) -> None:
+    """The kernel boundaries of a test make sense (litmus-format.md §6.3): every
+    ``cuda.launch``/``cuda.sync`` names a thread declared ``launched``; every launched
+    thread is launched exactly once, by a host thread with no branches; a sync follows
+    the launch of its thread; ``stream.wait_value`` is its thread's first instruction."""
+    by_index = {t.index: t for t in threads}
+    launched_by: dict[int, tuple[int, Pos]] = {}
+    for t in threads:
+        branchy = any(isinstance(i, (Label, Branch, Goto)) for i in t.instrs)
+        launched_here: set[int] = set()
+        for k, ins in enumerate(t.instrs):
+            if isinstance(ins, StreamWaitValue) and k != 0:
+                _fail("stream.wait_value must be the first instruction of its launched "
+                      "thread (the stream waits before the kernel starts)", ins.pos)
+            if not isinstance(ins, (CudaLaunch, CudaSync)):
+                continue
+            verb = "cuda.launch" if isinstance(ins, CudaLaunch) else "cuda.sync"
+            target = by_index.get(ins.thread)
+            if target is None:
+                _fail(f"{verb} P{ins.thread}: there is no thread P{ins.thread}", ins.pos)
+            if not target.placement.launched:
+                _fail(f"{verb} P{ins.thread}: P{ins.thread} is not declared 'launched' "
+                      f"(write its header as P{ins.thread}@cta 0,gpu 1,node 1,launched)",
+                      ins.pos)
+            if branchy:
+                _fail(f"{verb}: a thread that launches or waits for kernels has no branches "
+                      "or labels (the launch must happen on every path)", ins.pos)
+            if isinstance(ins, CudaLaunch):
+                if ins.thread in launched_by:
+                    first = launched_by[ins.thread][1]
+                    _fail(f"P{ins.thread} is launched twice (first at {first.line}:"
+                          f"{first.col}); a launched thread is one kernel run", ins.pos)
+                launched_by[ins.thread] = (t.index, ins.pos)
+                launched_here.add(ins.thread)
+            elif ins.thread not in launched_here:
+                _fail(f"cuda.sync P{ins.thread} comes before this thread's cuda.launch "
+                      f"P{ins.thread}", ins.pos)
+    for t in threads:
+        if t.placement.launched and t.index not in launched_by:
+            _fail(f"P{t.index} is declared 'launched' but no host thread launches it "
+                  f"(add cuda.launch P{t.index})", t.pos)
 
 
 def build_thread(cells: Sequence[Cell], ctx: ThreadContext) -> tuple[Instr, ...]:

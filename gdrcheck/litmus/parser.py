@@ -62,6 +62,7 @@ from gdrcheck.litmus.instructions import (
     ThreadContext,
     build_thread,
     cell_from_tree,
+    check_host_threads,
     destinations,
 )
 
@@ -74,7 +75,7 @@ _NESTED_RE = re.compile(r"\(\*|\*\)")
 _BRACE_RE = re.compile(r"[{}]")
 _COND_START_RE = re.compile(r"(?:~\s*exists|exists|forall|locations|filter)\b")
 _HEADER_RE = re.compile(r"P([0-9]+)[ \t]*(?:@(.*))?", re.S)
-_PLACEMENT_RE = re.compile(r"(cta|gpu|node)[ \t]+([0-9]+)|host")
+_PLACEMENT_RE = re.compile(r"(cta|gpu|node)[ \t]+([0-9]+)|host|launched")
 _THREAD_RE = re.compile(r"P([0-9]+)")
 _MODEL_RE = re.compile(r"[a-z0-9-]+")
 _VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
@@ -375,8 +376,10 @@ class _Parser:
         out = []
         for (index, placement, pos), cells in zip(heads, columns, strict=True):
             dests = destinations(cells) if self.arch != "X86" else frozenset()
-            ctx = ThreadContext(self.arch, index, dests, signals, counters, shared, mbarriers)
+            ctx = ThreadContext(self.arch, index, dests, signals, counters, shared, mbarriers,
+                                host=placement.host, launched=placement.launched)
             out.append(Thread(index, placement, build_thread(cells, ctx), pos))
+        check_host_threads(out)
         return tuple(out)
 
     def thread_header(
@@ -405,8 +408,8 @@ class _Parser:
             pm = _PLACEMENT_RE.fullmatch(word)
             if pm is None:
                 _fail(f"unknown placement {word!r} in the header of P{index} (expected "
-                      "'cta N', 'gpu N', 'node N' or 'host')", at)
-            key = pm.group(1) or "host"
+                      "'cta N', 'gpu N', 'node N', 'host' or 'launched')", at)
+            key = pm.group(1) or pm.group(0)
             if pm.group(2):
                 _check_digits(pm.group(2), at)
             if key in fields:
@@ -414,9 +417,12 @@ class _Parser:
             fields[key] = int(pm.group(2)) if pm.group(2) else None
         if "host" in fields and ("cta" in fields or "gpu" in fields):
             _fail(f"host thread P{index} cannot have a cta or a gpu", pos)
+        if "launched" in fields and ("host" in fields or "gpu" not in fields):
+            _fail(f"'launched' marks a GPU thread started by a host's cuda.launch: P{index} "
+                  "needs a gpu and cannot be a host thread", pos)
         placement = Placement(
             cta=fields.get("cta"), gpu=fields.get("gpu"), node=fields.get("node"),
-            host="host" in fields,
+            host="host" in fields, launched="launched" in fields,
         )
         return index, placement, pos
 

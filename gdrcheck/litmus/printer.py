@@ -19,6 +19,9 @@ from gdrcheck.litmus.ast import (
     Const,
     ConstTerm,
     CounterDecl,
+    CudaFlushRdma,
+    CudaLaunch,
+    CudaSync,
     GinBarrier,
     GinFlush,
     GinFlushAsync,
@@ -32,6 +35,8 @@ from gdrcheck.litmus.ast import (
     GinWaitRequest,
     Goto,
     HostDecl,
+    HostVerb,
+    HostWaitCompletion,
     InitItem,
     InitLoc,
     InitReg,
@@ -64,6 +69,7 @@ from gdrcheck.litmus.ast import (
     ShmemCall,
     SignalDecl,
     SignalSpec,
+    StreamWaitValue,
     Term,
     Test,
     Thread,
@@ -136,6 +142,8 @@ def placement(p: Placement) -> str:
         value = getattr(p, key)
         if value is not None:
             items.append(f"{key} {value}")
+    if p.launched:
+        items.append("launched")
     return ",".join(items)
 
 
@@ -298,8 +306,32 @@ def _gin_instr(i: Instr) -> str:
         return f"gin.reset_{i.what} {i.name}"
     if isinstance(i, GinBarrier):
         return _call("gin.barrier", [i.ctx, i.kind] + (["all"] if i.all_contexts else []))
+    if isinstance(i, HOST_INSTRS):
+        return _host_instr(i)
     assert isinstance(i, ShmemCall), f"cannot print {i!r}"
     return _shmem(i)
+
+
+# Host-initiated RDMA and kernel boundaries (litmus-format.md §6.3)
+
+HOST_INSTRS = (HostVerb, HostWaitCompletion, CudaLaunch, CudaSync, CudaFlushRdma,
+               StreamWaitValue)
+
+
+def _host_instr(i: Instr) -> str:
+    if isinstance(i, HostVerb):
+        last = str(i.src) if i.src is not None else str(i.value)
+        return f"ibv.{i.op} {i.qp}, {i.dst}, {last}"
+    if isinstance(i, HostWaitCompletion):
+        return f"ibv.wait_{i.kind} {i.qp}"
+    if isinstance(i, CudaLaunch):
+        return f"cuda.launch P{i.thread}"
+    if isinstance(i, CudaSync):
+        return f"cuda.sync P{i.thread}"
+    if isinstance(i, CudaFlushRdma):
+        return "cuda.flush_rdma"
+    assert isinstance(i, StreamWaitValue), f"cannot print {i!r}"
+    return f"stream.wait_value {i.name}, {i.cmp}, {i.value}" + (", flush" if i.flush else "")
 
 
 def _loc_name(loc: LocRef | None) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.printer import instr as print_instr
-from gdrcheck.lower import gin, ptx, x86
+from gdrcheck.lower import gin, host, ptx, x86
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_thread
 from gdrcheck.lower.gin import World
 from gdrcheck.lower.program import Expr, Program
@@ -250,6 +250,7 @@ def _world(test: A.Test) -> World:
 def _lower_gin(test: A.Test, unroll: int) -> Program:
     world = _world(test)
     b = ProgramBuilder()
+    host_state = host.HostState(world)  # host verbs and kernel boundaries (format §6.3)
     init_regs: dict[int, dict[str, Expr]] = {}
     init_values: dict[str, int] = {}
     for item in test.init:
@@ -291,6 +292,8 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
             try:
                 if isinstance(ins, _GIN_CALLS):
                     yield from gin.step(st, world, ins, texts[st.pc])
+                elif isinstance(ins, host.HOST_INSTRS):
+                    yield from host.step(st, host_state, ins, texts[st.pc])
                 else:
                     yield from ptx.step(st, ins, texts[st.pc], labels, resolve)
             except UnsupportedError as err:
@@ -300,6 +303,8 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
                      unroll)
+
+    host.kernel_boundaries(b, host_state)
 
     # Locations: every one an event touches, then those the condition names.
     locations: list[str] = []

@@ -158,8 +158,8 @@ CASES = [
     (table(" P0 | Q1 ;\n ld.weak r0, x | st.weak x, 1 ;\n"), "3:7",
      "expected a thread header such as P1 or P1@cta 0,gpu 0, found 'Q1'"),
     (table(" P0@cta 0,gpu 0,foo 1 ;\n ld.weak r0, x ;\n"), "3:17",
-     "unknown placement 'foo 1' in the header of P0 (expected 'cta N', 'gpu N', 'node N' or "
-     "'host')"),
+     "unknown placement 'foo 1' in the header of P0 (expected 'cta N', 'gpu N', 'node N', "
+     "'host' or 'launched')"),
     (table(" P0@cta 0,cta 1 ;\n ld.weak r0, x ;\n"), "3:11",
      "'cta' appears twice in the placement of P0"),
     (table(" P0@host,gpu 1 ;\n ld.weak r0, x ;\n"), "3:2",
