@@ -63,10 +63,13 @@ BASE_NAMES = ("po", "rf", "co", "fr")
 """Base relations a model's refinement may be printed as (fr-ptx as fr)."""
 
 FILTERS = frozenset({
-    "loc", "ext", "int", "id", "sr", "scta", "sgpu", "own", "op", "qp", "sctx", "speer",
-    "morally-strong",
+    "loc", "vloc", "ext", "int", "id", "sr", "scta", "sgpu", "own", "op", "qp", "sctx",
+    "speer", "morally-strong",
 })
 """Relations that, in an intersection, only restrict the other side."""
+
+SAME_ADDRESS = "vloc"
+"""The one filter a derivation looks through (``r & vloc`` is taken apart as r)."""
 
 
 # --------------------------------------------------------------------------
@@ -235,11 +238,19 @@ def check_text(kind: str, negated: bool, e: C.Expr | None) -> str:
 Path = tuple[Edge, ...]
 
 
+def _is_same_address(e: C.Expr) -> bool:
+    return isinstance(e, C.Var) and e.name == SAME_ADDRESS
+
+
 def _structural(e: C.Expr) -> bool:
-    """Unions, sequences, closures of names (brackets of any set allowed)."""
+    """Unions, sequences, closures of names (brackets of any set allowed), and their
+    restriction to one virtual address (``r & vloc``: ptx75's ppcb-generic)."""
     if isinstance(e, (C.Var, C.Empty, C.Bracket)):
         return True
     if isinstance(e, C.Binary):
+        if e.op == "&":
+            return ((_is_same_address(e.right) and _structural(e.left))
+                    or (_is_same_address(e.left) and _structural(e.right)))
         return e.op in ("|", "++", ";") and _structural(e.left) and _structural(e.right)
     if isinstance(e, C.Unary):
         return e.op in ("+", "*", "?") and _structural(e.arg)
@@ -336,7 +347,7 @@ class Deriver:
             return True
         if not _structural(e):
             return True
-        return not (_has_closure(e) or len(set(_rel_names(e))) >= 2)
+        return not (_has_closure(e) or len(set(_rel_names(e)) - {SAME_ADDRESS}) >= 2)
 
     def atom(self, name: str, t: BindingTrace | None, a: int, b: int) -> Edge:
         if t is None:

@@ -249,6 +249,8 @@ def _world(test: A.Test) -> World:
 
 def _lower_gin(test: A.Test, unroll: int) -> Program:
     world = _world(test)
+    # shared memory (one copy per CTA of each rank) and mbarriers, litmus-format.md §6.1
+    memory = ptx.Memory.of_gin(test)
     b = ProgramBuilder()
     host_state = host.HostState(world)  # host verbs and kernel boundaries (format §6.3)
     init_regs: dict[int, dict[str, Expr]] = {}
@@ -295,7 +297,7 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
                 elif isinstance(ins, host.HOST_INSTRS):
                     yield from host.step(st, host_state, ins, texts[st.pc])
                 else:
-                    yield from ptx.step(st, ins, texts[st.pc], labels, resolve)
+                    yield from ptx.step(st, ins, texts[st.pc], labels, resolve, memory)
             except UnsupportedError as err:
                 if not err.pos.line:
                     err.pos = ins.pos
@@ -317,6 +319,16 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
         terms += list(_prop_terms(test.filter))
     for t in terms:
         if not isinstance(t, A.LocTerm):
+            continue
+        if memory.is_shared(t.loc.name):
+            copies = [c for c in locations if memory.shared_name(c) == t.loc.name]
+            if len(copies) != 1 or t.loc.rank is not None:
+                raise UnsupportedError(
+                    f"'{t.loc.name}' is shared memory with {len(copies) or 'no'} CTA copies "
+                    "accessed: a condition can name it (without a rank) only when exactly one "
+                    "CTA uses it (read it into a register instead)", test.path, t.pos,
+                    test.source)
+            aliases[t.loc.name] = copies[0]
             continue
         if t.loc.rank is not None:
             try:
@@ -344,5 +356,9 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
         if isinstance(item, A.InitLoc) and item.loc.rank is None:
             for k in world.ranks:
                 init_values.setdefault(f"{item.loc.name}@{k}", item.value)
+    for loc in locations:
+        word = memory.shared_name(loc)
+        if word is not None and word in memory.shared:
+            init_values[loc] = memory.shared[word]
     _initial_writes(b, locations, init_values)
     return _program(test, b, locations, init_values, unroll, aliases)

@@ -86,6 +86,7 @@ class Memory:
     virtual: dict[str, str] = field(default_factory=dict)  # name -> its virtual address
     shared: dict[str, int] = field(default_factory=dict)  # shared word -> initial value
     mbarriers: dict[str, int] = field(default_factory=dict)  # mbarrier -> arrivals/phase
+    ranked: bool = False  # a GIN test: global locations are x@k (resolved by the dialect)
 
     @staticmethod
     def of(test: A.Test) -> Memory:
@@ -106,15 +107,41 @@ class Memory:
                 mem.mbarriers[item.name] = item.count
         return mem
 
+    @staticmethod
+    def of_gin(test: A.Test) -> Memory:
+        """The shared words and mbarriers of a GIN test (its global locations are the
+        ranks' memory, x@k, named by the GIN lowering; virtual aliases are PTX only)."""
+        mem = Memory(ranked=True)
+        for item in test.init:
+            if isinstance(item, A.AliasDecl):
+                raise UnsupportedError("virtual aliases are supported in PTX tests only",
+                                       test.path, item.pos, test.source)
+            if isinstance(item, A.SharedDecl):
+                mem.shared[item.name] = item.value
+            elif isinstance(item, A.MbarrierDecl):
+                mem.mbarriers[item.name] = item.count
+        return mem
+
     def is_shared(self, name: str) -> bool:
         return name in self.shared or name in self.mbarriers
+
+    def copy(self, name: str, place: Placement) -> str:
+        """The CTA's copy of a shared word (on rank k in a GIN test: s:ctaC@k)."""
+        if self.ranked:
+            return f"{name}:cta{place.cta or 0}@{place.gpu or 0}"
+        return shared_copy(name, place)
+
+    @staticmethod
+    def shared_name(loc: str) -> str | None:
+        """The shared word a location is a CTA copy of, if it is one."""
+        return loc.split(":", 1)[0] if ":" in loc else None
 
     def locate(self, ref: A.LocRef, place: Placement) -> tuple[str, str | None]:
         """The location of ``ref`` for a thread at ``place``, and its virtual address
         when that differs."""
         name = str(ref)
         if self.is_shared(name):
-            return shared_copy(name, place), None
+            return self.copy(name, place), None
         loc = self.physical.get(name, name)
         va = self.virtual.get(name, name)
         return loc, (va if va != loc else None)
@@ -172,7 +199,7 @@ def step(
 
     def where(ref: A.LocRef) -> tuple[str, str | None, set[str]]:
         """Location, virtual address and state-space tags of ``ref``."""
-        if memory is None:
+        if memory is None or (memory.ranked and not memory.is_shared(str(ref))):
             return resolve(ref), None, set()
         loc, va = memory.locate(ref, st.place)
         return loc, va, ({"SHARED"} if memory.is_shared(str(ref)) else set())

@@ -269,3 +269,62 @@ def test_a_put_into_a_signal_word_is_undefined(model: str) -> None:
     res = check_test(parse_litmus(text, "t.litmus"), model)
     assert res.verdict == Verdict.UNDEFINED
     assert "data-write-into-signal-word" in res.flags
+
+
+# --------------------------------------------------------------------------
+# TMA copies, mbarriers and shared memory in GIN tests (litmus-format.md §6.1; issue 14
+# item 4): the PTX lowering (lower/ptx.py) with each rank's CTAs holding their own copies
+# --------------------------------------------------------------------------
+
+TMA_ROWS = ["cp.async.bulk s, x, full            | ld.acquire.sys r1, f",
+            "mbarrier.arrive.expect_tx full, 1  | ",
+            "mbarrier.wait full                 | ",
+            "ld.weak r0, s                      | "]
+
+
+def test_tma_load_and_mbarrier_in_a_gin_test() -> None:
+    p = prog("x = 0; f = 0; s : shared = 7; full : mbarrier 1;", TMA_ROWS,
+             "exists (0:r0 = 0)")
+    (r,) = by_tag(p, "R", "ASYNC")
+    (w,) = by_tag(p, "W", "ASYNC", "SHARED")
+    assert r.loc == "x@0" and w.loc == "s:cta0@0" and w.agent == "async"
+    assert by_tag(p, "F", "PFIMPLICIT") and by_tag(p, "W", "MBCTX")
+    assert p.init_values["s:cta0@0"] == 7 and p.init_values["full:cta0@0"] == 0
+    (ld,) = [e for e in by_tag(p, "R", "SHARED") if e.tags >= {"WEAK"} and "ASYNC" not in e.tags]
+    assert ld.loc == "s:cta0@0" and ld.mem == 0
+    env = env_of(p)
+    assert (r.eid, w.eid) in pairs(env, "aob")
+
+
+def test_each_rank_and_cta_has_its_own_shared_copy() -> None:
+    p = prog("s : shared = 0;", ["st.weak s, 1 | st.weak s, 2"], "exists (true)")
+    assert {e.loc for e in by_tag(p, "W") if not e.is_init} == {"s:cta0@0", "s:cta0@1"}
+
+
+def test_a_condition_names_a_shared_word_with_one_copy() -> None:
+    p = prog("s : shared = 0; y = 0;", ["cp.async.bulk y, s | ld.weak r0, y"],
+             "exists (s = 0)")
+    assert p.aliases["s"] == "s:cta0@0"
+    with pytest.raises(UnsupportedError, match="shared memory with 2 CTA copies"):
+        prog("s : shared = 0;", ["st.weak s, 1 | st.weak s, 2"], "exists (s = 0)")
+
+
+def test_a_tma_store_to_a_peer_then_a_put_lowers() -> None:
+    p = prog("x = 0; s : shared = 1; buf@0 = 0; S : signal;",
+             ["cp.async.bulk buf, s          | gin.wait_signal S, 1",
+              "cp.async.bulk.wait_group 0    | ld.relaxed.sys r0, x",
+              "gin.put c0, x@1, buf, sig=S   | "])
+    (w,) = by_tag(p, "W", "ASYNC")
+    (nr,) = by_tag(p, "R", "NR")
+    assert w.loc == nr.loc == "buf@0"
+
+
+def test_a_tma_copy_reaches_only_its_own_node() -> None:
+    with pytest.raises(UnsupportedError, match="x@1 is on node 1"):
+        prog("x = 0; s : shared = 0; full : mbarrier 1;",
+             ["cp.async.bulk s, x@1, full | ld.weak r0, x"])
+
+
+def test_virtual_aliases_stay_in_ptx_tests() -> None:
+    with pytest.raises(UnsupportedError, match="virtual aliases"):
+        prog("x = 0; y @ generic aliases x;", ["ld.weak r0, y | "], "exists (0:r0 = 0)")
