@@ -35,7 +35,7 @@ MP_STRONG = str(GIN / "01-MP+put+strongsig.litmus")
 ACME = """"ACME RC NIC (a test backend)"
 (* @accepts: PTX GIN *)
 variant "acme-no-doorbell-fence" "the doorbell does not release: only the caller's fences count"
-include "ptx-defs.cat"
+include "ptx75-defs.cat"
 include "gin-base.cat"
 include "gin-version.cat"
 let issue-rel = issue-to-nic
