@@ -43,7 +43,8 @@ def accepts_text(accepts: frozenset[str]) -> str:
     """The dialects of the tests a model accepts, and in GIN tests which instructions:
     ``PTX; GIN (PTX, GIN calls)``."""
     out: list[str] = [d for d in ("X86", "PTX") if d in accepts]
-    inside = [w for f, w in (("PTX", "PTX"), ("GIN", "GIN calls"), ("SHMEM", "NVSHMEM calls"))
+    inside = [w for f, w in (("PTX", "PTX"), ("MULTIMEM", "multimem"), ("GIN", "GIN calls"),
+                             ("SHMEM", "NVSHMEM calls"))
               if f in accepts]
     if "GIN" in accepts or "SHMEM" in accepts or "PTX" in accepts:
         out.append(f"GIN ({', '.join(inside)})")
