@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.printer import instr as print_instr
-from gdrcheck.lower import gin, ptx, x86
+from gdrcheck.lower import gin, multimem, ptx, x86
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_thread
 from gdrcheck.lower.gin import World
 from gdrcheck.lower.program import Expr, Program
@@ -237,6 +237,8 @@ def _world(test: A.Test) -> World:
             windows[item.name] = item.members
             if item.strict:
                 strict.update(item.members)
+        elif isinstance(item, A.MulticastDecl):
+            ranks.update(c.rank for c in item.copies if c.rank is not None)
     for t in list(_prop_terms(test.condition.prop)) + list(test.locations):
         if isinstance(t, A.LocTerm) and t.loc.rank is not None:
             ranks.add(t.loc.rank)
@@ -249,6 +251,7 @@ def _world(test: A.Test) -> World:
 
 def _lower_gin(test: A.Test, unroll: int) -> Program:
     world = _world(test)
+    bound = multimem.bindings(test, world)
     b = ProgramBuilder()
     init_regs: dict[int, dict[str, Expr]] = {}
     init_values: dict[str, int] = {}
@@ -291,6 +294,9 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
             try:
                 if isinstance(ins, _GIN_CALLS):
                     yield from gin.step(st, world, ins, texts[st.pc])
+                elif isinstance(ins, multimem.INSTRS):
+                    yield from multimem.step(st, ins, texts[st.pc], bound[ins.mc.name],
+                                             resolve)
                 else:
                     yield from ptx.step(st, ins, texts[st.pc], labels, resolve)
             except UnsupportedError as err:
