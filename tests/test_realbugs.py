@@ -34,7 +34,6 @@ _SEC61 = ("litmus-format.md §6.1 shared-memory declarations and mbarriers "
           "and the TMA load 'cp.async.bulk s, x, mb'")
 _SIGNAL_WAIT = ("litmus-format.md §4.3 'shmem.signal_wait_until S, >=, 1' "
                 "(nvshmem_signal_wait_until; only shmem.wait_until is implemented)")
-_MULTICAST = "litmus-format.md §6.2 multicast declarations ('multicast M = inbox')"
 _PENDING = ".litmus.pending"
 UNPARSED: dict[str, str] = {
     "deepep-ll-combine-stage-war+buggy" + _PENDING: _SEC61,
@@ -47,9 +46,6 @@ UNPARSED: dict[str, str] = {
     "'cp.async.bulk x, s' and cp.async.bulk.commit_group",
     "deepep-hybrid-tma-flag+buggy" + _PENDING: _SEC61,
     "deepep-hybrid-tma-flag+fixed" + _PENDING: _SEC61,
-    "vllm-mnnvl-multicast-store+buggy" + _PENDING: _MULTICAST + " and a defined meaning for a "
-    "plain st to M (§6.2 defines plain accesses to the bound copies only)",
-    "vllm-mnnvl-multicast-store+fixed" + _PENDING: _MULTICAST + " and multimem.st",
 }
 
 # Files that parse since the PTX 7.5 front end (issue 14) but cannot run yet: they are GIN

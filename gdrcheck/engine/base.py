@@ -45,7 +45,7 @@ TAGS = (
     "SUR", "TEX", "CON", "SHARED", "PFALIAS", "PFSUR", "PFTEX", "PFCON", "PFASYNC",
     "PFSHARED", "PFGLOBAL", "PFIMPLICIT", "MBAR", "MBARRIVE", "MBWAIT", "MBCTX",
     # multimem per-copy events (gdrcheck/lower/multimem.py)
-    "MM",
+    "MM", "MMPLAIN",
 )
 
 

@@ -473,9 +473,12 @@ class _Builder:
             _fail(f"{op.name!r} is a register, but '{cell.mnemonic}' needs {what} here "
                   "(locations and registers do not share names)", op.pos)
         if op.kind in ("name", "at") and op.name in self.ctx.multicasts:
-            _fail(f"{op.name!r} is a multicast object: only multimem.st, multimem.red and "
-                  "multimem.ld_reduce access it (PTX ISA §8.2.3); a plain access names a copy",
-                  op.pos)
+            base = cell.mnemonic.lower().split(".")[0]
+            if base not in ("ld", "st") or op.kind == "at":
+                _fail(f"{op.name!r} is a multicast object: only multimem.st, multimem.red and "
+                      "multimem.ld_reduce access it (PTX ISA §8.2.3; a plain ld or st of it is "
+                      "undefined behaviour, flagged by the models); a plain access names a copy",
+                      op.pos)
         return _loc(op, what)
 
     # ---- dispatch

@@ -297,6 +297,8 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
                 elif isinstance(ins, multimem.INSTRS):
                     yield from multimem.step(st, ins, texts[st.pc], bound[ins.mc.name],
                                              resolve)
+                elif isinstance(ins, (A.PtxLoad, A.PtxStore)) and ins.loc.name in bound:
+                    yield from multimem.plain_step(st, ins, texts[st.pc])
                 else:
                     yield from ptx.step(st, ins, texts[st.pc], labels, resolve)
             except UnsupportedError as err:

@@ -20,6 +20,11 @@ with a scalar data type, executed in an unspecified order"):
 - ``multimem.ld_reduce.sem.scope.op r, M``: a read of each copy (``WEAK``, ``RLX`` or
   ``ACQ``); ``r`` is the reduction (add, min, max) of the values read.
 
+A plain ``ld`` or ``st`` of ``M`` itself is legal syntax but undefined behaviour (§8.2.3:
+"the behavior of accessing a multimem address in any other memory operation is
+undefined"): it is one access of a location named after the object (``M``), tagged
+``MMPLAIN``, which specs/multimem.cat flags (verdict Undefined).
+
 Every per-copy event is also tagged ``MM``, and the static relation ``mmi`` links the
 per-copy events of one instruction (both directions), so a model can tell them apart:
 specs/multimem.cat takes them out of program order among themselves (the ISA's
@@ -125,3 +130,17 @@ def step(st: PathState, ins: A.MultimemStore | A.MultimemRed | A.MultimemLdReduc
                 mmi.update((a, b) for a in mine for b in theirs)
     yield st
 
+
+def plain_step(st: PathState, ins: A.PtxLoad | A.PtxStore, label: str) -> Iterator[PathState]:
+    """A plain ld / st of the multicast object itself: one access of the location ``M``,
+    tagged ``MMPLAIN`` (undefined behaviour, PTX ISA §8.2.3; see the module doc)."""
+    st.pc += 1
+    tags = _mem_tags(ins.sem if ins.sem != "volatile" else "relaxed",
+                     "sys" if ins.sem == "volatile" else ins.scope) | {"MMPLAIN"}
+    scope = "sys" if ins.sem == "volatile" else ins.scope
+    if isinstance(ins, A.PtxStore):
+        st.emit("W", ins.loc.name, tags, label, value=value(st, ins.value), scope=scope,
+                pos=ins.pos)
+    else:
+        st.regs[ins.dst.name] = st.read(ins.loc.name, tags, label, scope=scope, pos=ins.pos)
+    yield st
