@@ -70,7 +70,8 @@ def bindings(test: A.Test, world: World) -> dict[str, list[A.LocRef]]:
         if not copies:
             raise UnsupportedError(f"multicast object '{item.name}' has no copy",
                                    test.path, item.pos, test.source)
-        nodes = {world.node_of.get(int(c.rsplit("@", 1)[1])) for c in copies} - {None}
+        nodes = {n for c in copies
+                 if (n := world.node_of.get(int(c.rsplit("@", 1)[1]))) is not None}
         if len(nodes) > 1:
             raise UnsupportedError(
                 f"multicast object '{item.name}' binds copies on nodes "
