@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 from gdrcheck.errors import LitmusError, Pos
 from gdrcheck.litmus import ast as A
@@ -131,3 +133,40 @@ def test_errors_give_file_line_col(text: str, pos: Pos, message: str) -> None:
     assert message in err.message, err.message
     assert (err.pos.line, err.pos.col) == (pos.line, pos.col), err.message
     assert str(err).startswith(f"t.litmus:{pos.line}:{pos.col}: ")
+
+
+# ---- round trip of random multimem instructions (hypothesis)
+
+_VALUES = hst.one_of(hst.integers(-5, 5).map(A.Const), hst.sampled_from(["r1", "r2"]).map(A.Reg))
+
+
+@hst.composite
+def _multimem(draw: hst.DrawFn) -> A.Instr:
+    kind = draw(hst.sampled_from(["st", "red", "ld_reduce"]))
+    mc = A.LocRef(draw(hst.sampled_from(["M", "X"])))
+    scope = draw(hst.sampled_from(["cta", "gpu", "sys"]))
+    if kind == "st":
+        sem = draw(hst.sampled_from(["weak", "relaxed", "release"]))
+        return A.MultimemStore(sem, None if sem == "weak" else scope, mc, draw(_VALUES))
+    if kind == "red":
+        return A.MultimemRed(draw(hst.sampled_from(["relaxed", "release"])), scope, "add", mc,
+                             draw(_VALUES))
+    sem = draw(hst.sampled_from(["weak", "relaxed", "acquire"]))
+    return A.MultimemLdReduce(sem, None if sem == "weak" else scope,
+                              draw(hst.sampled_from(["add", "min", "max"])),
+                              A.Reg(draw(hst.sampled_from(["r0", "r3"]))), mc)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hst.lists(_multimem(), min_size=1, max_size=4),
+       hst.lists(hst.integers(0, 3), min_size=1, max_size=3, unique=True))
+def test_random_multimem_round_trips(instrs: list[A.Instr], ranks: list[int]) -> None:
+    base = parse_litmus(FULL)
+    copies = tuple(A.LocRef("x", k) for k in ranks)
+    init = base.init[:2] + (A.MulticastDecl("M", "inbox"), A.MulticastDecl("X", None, copies))
+    thread = A.Thread(0, A.Placement(0, 0, 0), tuple(instrs))
+    test = A.Test("GIN", "R", None, (), init, (thread,), (), None,
+                  A.Condition("exists", A.Cmp("=", A.LocTerm(A.LocRef("x", 0)),
+                                              A.ConstTerm(0))))
+    again = parse_litmus(print_litmus(test))
+    assert again.init == test.init and again.threads[0].instrs == test.threads[0].instrs
