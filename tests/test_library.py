@@ -14,7 +14,7 @@ from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.litmus import load_litmus
 
 ROOT = Path(__file__).resolve().parents[1]
-FAMILIES = ("classic", "ptx", "ptx75", "gin", "nvshmem", "lsa", "deepep", "gpudirect")
+FAMILIES = ("classic", "ptx", "ptx75", "gin", "nvshmem", "lsa", "deepep", "gpudirect", "multimem")
 FILES = [f for fam in FAMILIES for f in sorted((ROOT / "litmus" / fam).glob("*.litmus"))]
 CASES = [
     (f, e)
@@ -32,6 +32,7 @@ def test_library_is_there() -> None:
     assert len(list((ROOT / "litmus" / "deepep").glob("*.litmus"))) >= 8
     assert len(list((ROOT / "litmus" / "ptx75").glob("*.litmus"))) >= 12
     assert len(list((ROOT / "litmus" / "gpudirect").glob("*.litmus"))) >= 12
+    assert len(list((ROOT / "litmus" / "multimem").glob("*.litmus"))) >= 8
 
 
 def test_gin_library_covers_the_scenarios() -> None:

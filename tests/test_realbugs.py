@@ -29,12 +29,9 @@ REALBUGS = ROOT / "litmus" / "realbugs"
 FILES = sorted([*REALBUGS.glob("*.litmus"), *REALBUGS.glob("*.litmus.pending")])
 
 # Files the front end cannot read yet, with the syntax they need (litmus-format.md §4.3, §6).
-_MULTICAST = "litmus-format.md §6.2 multicast declarations ('multicast M = inbox')"
 _PENDING = ".litmus.pending"
 UNPARSED: dict[str, str] = {
-    "vllm-mnnvl-multicast-store+buggy" + _PENDING: _MULTICAST + " and a defined meaning for a "
-    "plain st to M (§6.2 defines plain accesses to the bound copies only)",
-    "vllm-mnnvl-multicast-store+fixed" + _PENDING: _MULTICAST + " and multimem.st",
+    # none now: the last ones (§6.1 TMA/mbarrier, §6.2 multicast) parse since issues 14 and 15
 }
 
 # Expectations the current models miss: (file, model+variants) -> the missing rule, cited.

@@ -37,7 +37,7 @@ SPECS_DIR: Path = Path(str(importlib.resources.files("gdrcheck") / "specs")).res
 # as built-ins, so an include of one that is not on the search path is skipped.
 BUILTIN_INCLUDES = frozenset({"stdlib.cat", "cos.cat"})
 
-FEATURES: tuple[str, ...] = ("X86", "PTX", "PTX75", "GIN", "SHMEM", "HOST")
+FEATURES: tuple[str, ...] = ("X86", "PTX", "PTX75", "MULTIMEM", "GIN", "SHMEM", "HOST")
 """The words of an ``(* @accepts: ... *)`` pragma, in display order."""
 
 DEFAULT_ACCEPTS: frozenset[str] = frozenset({"X86", "PTX"})

@@ -41,13 +41,13 @@ def models(include_dirs: tuple[str, ...]) -> None:
 
 def accepts_text(accepts: frozenset[str]) -> str:
     """The dialects of the tests a model accepts, and in GIN tests which instructions:
-    ``PTX (7.5+); GIN (PTX 7.5+, GIN calls)``: 7.5+ when the model accepts the PTX 7.5
-    constructs (proxies, shared memory, mbarriers, TMA copies)."""
+    ``PTX (7.5+); GIN (PTX 7.5+, multimem, GIN calls)``: 7.5+ when the model accepts the
+    PTX 7.5 constructs (proxies, shared memory, mbarriers, TMA copies)."""
     ptx = "PTX (7.5+)" if "PTX75" in accepts else "PTX"
     out: list[str] = [w for d, w in (("X86", "X86"), ("PTX", ptx)) if d in accepts]
     inside = [w for f, w in (("PTX", "PTX 7.5+" if "PTX75" in accepts else "PTX"),
-                             ("GIN", "GIN calls"), ("SHMEM", "NVSHMEM calls"),
-                             ("HOST", "host calls"))
+                             ("MULTIMEM", "multimem"), ("GIN", "GIN calls"),
+                             ("SHMEM", "NVSHMEM calls"), ("HOST", "host calls"))
               if f in accepts]
     if "GIN" in accepts or "SHMEM" in accepts or "PTX" in accepts or "HOST" in accepts:
         out.append(f"GIN ({', '.join(inside)})")

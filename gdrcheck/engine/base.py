@@ -14,7 +14,7 @@ Built-in names (herd7's plus the PTX ones):
   coe coi fre fri``, the scope relations ``scta`` (same CTA), ``sgpu`` (same
   GPU), ``sr`` (each event's scope includes the other's thread: Dartagnan's
   same-scope relation), ``vloc`` (same location and same virtual address), the
-  lowering's own static relations (``aob``), and the candidate orders ``fso`` and
+  lowering's own static relations (``aob``, ``mmi``), and the candidate orders ``fso`` and
   ``syncbar``;
 - functions: ``domain``, ``range``, ``fencerel``.
 """
@@ -47,6 +47,8 @@ TAGS = (
     # PTX 7.5+ proxies, shared memory, mbarriers (gdrcheck/lower/ptx.py)
     "SUR", "TEX", "CON", "SHARED", "PFALIAS", "PFSUR", "PFTEX", "PFCON", "PFASYNC",
     "PFSHARED", "PFGLOBAL", "PFIMPLICIT", "MBAR", "MBARRIVE", "MBWAIT", "MBCTX",
+    # multimem per-copy events (gdrcheck/lower/multimem.py)
+    "MM", "MMPLAIN",
 )
 
 
@@ -139,6 +141,7 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     env["aob"] = RelV({})
     env["kstart"] = RelV({})  # kernel boundaries (lower/host.py), empty without them
     env["kend"] = RelV({})
+    env["mmi"] = RelV({})  # multimem: events of different copies of one instruction
     for name, pairs in prog.relations.items():  # a dialect's own static relations
         env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})

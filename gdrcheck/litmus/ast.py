@@ -307,10 +307,57 @@ class Goto:
     pos: Pos = _pos()
 
 
+# --------------------------------------------------------------------------
+# Multimem: NVLink SHARP multicast objects (litmus-format.md §6.2; PTX ISA §8.2.3,
+# §9.7.9.14). M names a multicast object declared in the init block; each
+# instruction accesses every copy bound to it (gdrcheck/lower/multimem.py).
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MultimemStore:
+    """``multimem.st{.weak|.relaxed|.release}{.scope} M, v``: one store to each copy."""
+
+    sem: Sem
+    scope: Scope | None
+    mc: LocRef
+    value: Value
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class MultimemRed:
+    """``multimem.red{.relaxed|.release}{.scope}.add M, v``: one atomic add on each copy
+    (PTX ISA: .relaxed and .sys by default)."""
+
+    sem: Sem
+    scope: Scope
+    op: str
+    mc: LocRef
+    value: Value
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class MultimemLdReduce:
+    """``multimem.ld_reduce{.weak|.relaxed|.acquire}{.scope}.{add|min|max} r, M``: reads
+    each copy; ``r`` is the reduction of the values read."""
+
+    sem: Sem
+    scope: Scope | None
+    op: str
+    dst: Reg
+    mc: LocRef
+    pos: Pos = _pos()
+
+
+MultimemInstr = MultimemStore | MultimemRed | MultimemLdReduce
+
+
 PtxInstr = (
     PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
     | PtxAsyncStore | PtxAsyncWait | PtxBulkLoad | PtxBulkStore | PtxBulkCommit | PtxMbarArrive
-    | PtxMbarWait
+    | PtxMbarWait | MultimemStore | MultimemRed | MultimemLdReduce
 )
 
 
@@ -660,9 +707,20 @@ class MbarrierDecl:
     pos: Pos = _pos()
 
 
+@dataclass(frozen=True)
+class MulticastDecl:
+    """``multicast M = inbox;`` (``target``: M is bound to inbox on every rank of the
+    node) or ``multicast M = {x@0, x@2};`` (``copies``: the listed copies, one node)."""
+
+    name: str
+    target: str | None = None
+    copies: tuple[LocRef, ...] = ()
+    pos: Pos = _pos()
+
+
 InitItem = (
     InitLoc | InitReg | SignalDecl | CounterDecl | HostDecl | WindowDecl | AliasDecl | SharedDecl
-    | MbarrierDecl
+    | MbarrierDecl | MulticastDecl
 )
 
 
@@ -876,7 +934,7 @@ def registers_written(thread: Thread) -> frozenset[str]:
                 out.add(ins.src.name.upper())
             if ins.op == "CMPXCHG":
                 out.add("EAX")
-        elif isinstance(ins, (PtxLoad, PtxAtom, LocalOp, GinRead)):
+        elif isinstance(ins, (PtxLoad, PtxAtom, LocalOp, GinRead, MultimemLdReduce)):
             out.add(ins.dst.name)
     return frozenset(out)
 
@@ -894,6 +952,10 @@ def locations_named(test: Test) -> frozenset[str]:
             out.add(item.name)
         elif isinstance(item, WindowDecl):
             out.update(item.members)
+        elif isinstance(item, MulticastDecl):
+            out.update(c.name for c in item.copies)
+            if item.target is not None:
+                out.add(item.target)
     for thread in test.threads:
         for ins in thread.instrs:
             out.update(_names_in(ins))

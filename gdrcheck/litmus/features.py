@@ -9,6 +9,8 @@ The features are the words of the cat pragma (gdrcheck.cat.loader.FEATURES):
   virtual alias or a shared-memory / mbarrier declaration, a surface, texture or
   constant access, a proxy fence other than ``fence.proxy.async``, a TMA load or
   store, a bulk-group commit, an mbarrier operation (litmus-format.md §3, §6.1);
+- ``MULTIMEM``: a multicast object (``multicast M = ...``) or a ``multimem.*`` access
+  of one (litmus-format.md §6.2);
 - ``GIN``: a ``gin.*`` call;
 - ``SHMEM``: a ``shmem.*`` call;
 - ``HOST``: host-initiated RDMA and kernel boundaries (litmus-format.md §6.3): an
@@ -26,6 +28,7 @@ _GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinFlushAsync, A.GinWaitRequest, A.
 
 _PTX75 = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxBulkCommit, A.PtxMbarArrive, A.PtxMbarWait)
 _PTX75_DECLS = (A.AliasDecl, A.SharedDecl, A.MbarrierDecl)
+_MULTIMEM = (A.MultimemStore, A.MultimemRed, A.MultimemLdReduce)
 
 
 _HOST = (A.HostVerb, A.HostWaitCompletion, A.CudaLaunch, A.CudaSync, A.CudaFlushRdma,
@@ -36,6 +39,8 @@ def instr_feature(instr: A.Instr) -> str | None:
     """The feature one instruction needs, or None for neutral ones (in a GIN test)."""
     if isinstance(instr, _HOST):
         return "HOST"
+    if isinstance(instr, _MULTIMEM):
+        return "MULTIMEM"
     if isinstance(instr, _PTX75):
         return "PTX75"
     if isinstance(instr, (A.PtxLoad, A.PtxStore)) and instr.proxy != "generic":
@@ -61,6 +66,8 @@ def test_features(test: A.Test) -> frozenset[str]:
         out.add("PTX")
     if any(isinstance(item, _PTX75_DECLS) for item in test.init):
         out.add("PTX75")
+    if any(isinstance(item, A.MulticastDecl) for item in test.init):
+        out.add("MULTIMEM")
     for thread in test.threads:
         for instr in thread.instrs:
             if test.arch == "X86":

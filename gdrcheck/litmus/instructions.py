@@ -39,6 +39,9 @@ from gdrcheck.litmus.ast import (
     Label,
     LocalOp,
     LocRef,
+    MultimemLdReduce,
+    MultimemRed,
+    MultimemStore,
     Proxy,
     PtxAsyncStore,
     PtxAsyncWait,
@@ -192,6 +195,7 @@ class ThreadContext:
     counters: frozenset[str] = frozenset()  # names declared 'C : counter'
     shared: frozenset[str] = frozenset()  # names declared 's : shared'
     mbarriers: frozenset[str] = frozenset()  # names declared 'mb : mbarrier N'
+    multicasts: frozenset[str] = frozenset()  # names declared 'multicast M = ...'
     host: bool = False  # a host (CPU) thread: 'P2@host,node 0' (litmus-format.md §6.3)
     launched: bool = False  # a GPU thread started by cuda.launch ('..., launched')
 
@@ -202,7 +206,7 @@ _REG_RE = re.compile(r"r[0-9]+")
 _DEST_MNEMONICS = frozenset(
     {"ld", "atom", "mov", "add", "sub", "mul", "div", "and", "or", "xor", "suld", "tld", "cold"}
 )
-_DEST_CALLS = frozenset({"gin.read_signal", "gin.read_counter"})
+_DEST_CALLS = frozenset({"gin.read_signal", "gin.read_counter", "multimem.ld_reduce"})
 
 
 def destinations(cells: Iterable[Cell]) -> frozenset[str]:
@@ -398,13 +402,19 @@ ATOM_OPS = ("add", "sub", "mul", "div", "and", "or", "xor", "exch", "cas", "inc"
             "min", "max")
 RED_OPS = tuple(op for op in ATOM_OPS if op not in ("exch", "cas"))
 LOCAL_OPS = ("add", "sub", "mul", "div", "and", "or", "xor")
+# multimem (litmus-format.md §6.2): the semantics and operations the format accepts
+MULTIMEM_ST_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "release")
+MULTIMEM_RED_SEMS: tuple[Sem, ...] = ("relaxed", "release")
+MULTIMEM_LD_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "acquire")
+MULTIMEM_RED_OPS = ("add",)
+MULTIMEM_LD_OPS = ("add", "min", "max")
 _BRANCHES = {"beq": "eq", "bne": "ne", "blt": "lt", "bgt": "gt", "ble": "le", "bge": "ge"}
 BRANCH_MNEMONICS = {cond: mn for mn, cond in _BRANCHES.items()}
 MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
 # Qualifiers accepted and dropped: the (default) global state space and integer types.
 _IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
 _PTX_KNOWN = ("ld, st, suld, sust, tld, ld.const (cold), atom, red, cp.async.bulk, mbarrier, "
-              "fence, membar, bar, barrier, branches, goto and register ops")
+              "multimem, fence, membar, bar, barrier, branches, goto and register ops")
 # fence.proxy.<kind>: the proxy kinds of the PTX ISA (the membar/fence instruction: .alias,
 # .async{.global|.shared::cta|.shared::cluster}) and of the mixed-proxy paper / Dartagnan's
 # PTX 7.5 tests (.surface, .texture, .constant).
@@ -471,6 +481,13 @@ class _Builder:
         if op.kind == "name" and self.is_register(op.name):
             _fail(f"{op.name!r} is a register, but '{cell.mnemonic}' needs {what} here "
                   "(locations and registers do not share names)", op.pos)
+        if op.kind in ("name", "at") and op.name in self.ctx.multicasts:
+            base = cell.mnemonic.lower().split(".")[0]
+            if base not in ("ld", "st") or op.kind == "at":
+                _fail(f"{op.name!r} is a multicast object: only multimem.st, multimem.red and "
+                      "multimem.ld_reduce access it (PTX ISA §8.2.3; a plain ld or st of it is "
+                      "undefined behaviour, flagged by the models); a plain access names a copy",
+                      op.pos)
         return _loc(op, what)
 
     # ---- dispatch
@@ -648,6 +665,49 @@ class _Builder:
                                cell.pos)
         _fail(f"unknown instruction {cell.mnemonic!r} (expected mbarrier.arrive, "
               "mbarrier.arrive.expect_tx or mbarrier.wait)", cell.pos)
+
+    # ---- multimem (litmus-format.md §6.2; PTX ISA §9.7.9.14)
+
+    def _mc(self, op: Operand) -> LocRef:
+        if op.kind != "name" or op.name not in self.ctx.multicasts:
+            _fail(f"expected a multicast object declared 'multicast M = ...', found "
+                  f"{op.text!r}", op.pos)
+        return LocRef(op.name, None, op.pos)
+
+    def ptx_multimem(self, cell: Cell, parts: list[str]) -> Instr:
+        if self.ctx.arch != "GIN":
+            _fail(f"'{cell.mnemonic}' accesses a multicast object: it needs a GIN test",
+                  cell.pos)
+        op = parts[1] if len(parts) > 1 else ""
+        ops = cell.operands
+        if op == "st":
+            q = _qualifiers(cell, parts, {"semantics": MULTIMEM_ST_SEMS, "scope": SCOPES},
+                            base=2)
+            _arity(cell, 2, 2, "multimem.st{.sem}{.scope} M, v")
+            sem, scope = _sem_scope(cell, q, "weak", MULTIMEM_ST_SEMS)
+            return MultimemStore(sem, scope, self._mc(ops[0]), _value(ops[1]), cell.pos)
+        if op == "red":
+            q = _qualifiers(cell, parts, {"semantics": MULTIMEM_RED_SEMS, "scope": SCOPES,
+                                          "operation": MULTIMEM_RED_OPS}, base=2)
+            if "operation" not in q:
+                _fail(f"'{cell.mnemonic}' needs an operation (.add)", cell.pos)
+            _arity(cell, 2, 2, "multimem.red{.sem}{.scope}.add M, v")
+            # PTX ISA §9.7.9.14: multimem.red is .relaxed and .sys unless qualified
+            sem = cast(Sem, q.get("semantics", "relaxed"))
+            scope = cast(Scope, q.get("scope", "sys"))
+            return MultimemRed(sem, scope, q["operation"], self._mc(ops[0]), _value(ops[1]),
+                               cell.pos)
+        if op == "ld_reduce":
+            q = _qualifiers(cell, parts, {"semantics": MULTIMEM_LD_SEMS, "scope": SCOPES,
+                                          "operation": MULTIMEM_LD_OPS}, base=2)
+            if "operation" not in q:
+                _fail(f"'{cell.mnemonic}' needs an operation (.add, .min or .max)", cell.pos)
+            _arity(cell, 2, 2, "multimem.ld_reduce{.sem}{.scope}.op r, M")
+            sem, scope = _sem_scope(cell, q, "weak", MULTIMEM_LD_SEMS)
+            dst = _reg(ops[0], "a destination register")
+            return MultimemLdReduce(sem, scope, q["operation"], dst, self._mc(ops[1]), cell.pos)
+        _fail(f"unknown instruction {cell.mnemonic!r} (expected multimem.st, multimem.red or "
+              "multimem.ld_reduce)", cell.pos)
 
     def _rmw_quals(
         self, cell: Cell, parts: list[str], ops: Sequence[str]

@@ -39,6 +39,7 @@ from gdrcheck.litmus.ast import (
     LocTerm,
     MbarrierDecl,
     Meta,
+    MulticastDecl,
     Not,
     Or,
     Placement,
@@ -373,11 +374,13 @@ class _Parser:
         counters = frozenset(i.name for i in init if isinstance(i, CounterDecl))
         shared = frozenset(i.name for i in init if isinstance(i, SharedDecl))
         mbarriers = frozenset(i.name for i in init if isinstance(i, MbarrierDecl))
+        multicasts = frozenset(i.name for i in init if isinstance(i, MulticastDecl))
         out = []
         for (index, placement, pos), cells in zip(heads, columns, strict=True):
             dests = destinations(cells) if self.arch != "X86" else frozenset()
             ctx = ThreadContext(self.arch, index, dests, signals, counters, shared, mbarriers,
-                                host=placement.host, launched=placement.launched)
+                                multicasts, host=placement.host,
+                                launched=placement.launched)
             out.append(Thread(index, placement, build_thread(cells, ctx), pos))
         check_host_threads(out)
         return tuple(out)
@@ -439,8 +442,10 @@ class _Parser:
             item = self.init_item(cast(Tree, child))
             if isinstance(item, AliasDecl):
                 self.check_alias(item, items)
+            if isinstance(item, MulticastDecl):
+                self.check_multicast(item, items)
             if isinstance(item, (SignalDecl, CounterDecl, HostDecl, WindowDecl, AliasDecl,
-                                 SharedDecl, MbarrierDecl)):
+                                 SharedDecl, MbarrierDecl, MulticastDecl)):
                 if item.name in declared:
                     _fail(f"{item.name!r} is declared twice in the init block", item.pos)
                 declared[item.name] = item.pos
@@ -481,6 +486,8 @@ class _Parser:
                       f"{str(name)!r} (expected generic, surface, texture or constant)",
                       token_pos(proxy))
             return AliasDecl(str(name), cast(Proxy, str(proxy)), str(target), pos)
+        if tree.data in ("multicast_all", "multicast_list"):
+            return self.multicast_decl(tree)
         if tree.data == "window_decl":
             name, strict = cast(Token, kids[0]), kids[1]
             if strict is not None and str(strict) != "strict":
@@ -532,6 +539,48 @@ class _Parser:
             return HostDecl(str(lhs), 0 if value is None else int(cast(Token, value)), pos)
         _fail(f"unknown declaration {kind!r} (expected signal, counter, host, shared or "
               "mbarrier)", token_pos(rhs))
+
+    # ---- multicast objects (litmus-format.md §6.2)
+
+    def multicast_decl(self, tree: Tree) -> MulticastDecl:
+        word, name = cast(Token, tree.children[0]), cast(Token, tree.children[1])
+        if str(word) != "multicast":
+            _fail(f"unknown declaration {str(word)!r} (expected 'multicast M = x' or "
+                  "'multicast M = {x@0, x@1}')", token_pos(word))
+        if self.arch != "GIN":
+            _fail("a multicast object binds the copies of a location on several ranks: "
+                  "it needs a GIN test", token_pos(word))
+        pos = tree_pos(tree)
+        if tree.data == "multicast_all":
+            return MulticastDecl(str(name), str(cast(Token, tree.children[2])), (), pos)
+        copies = tuple(self.loc(cast(Tree, c)) for c in tree.children[2:])
+        seen: set[str] = set()
+        for copy in copies:
+            if copy.rank is None:
+                _fail(f"a listed copy names its rank: write {copy.name}@k", copy.pos)
+            if str(copy) in seen:
+                _fail(f"{copy} is bound twice to {str(name)!r}", copy.pos)
+            seen.add(str(copy))
+        return MulticastDecl(str(name), None, copies, pos)
+
+    def check_multicast(self, item: MulticastDecl, earlier: Sequence[InitItem]) -> None:
+        """The copies of a multicast object are global locations declared before it."""
+        known = {i.loc.name for i in earlier if isinstance(i, InitLoc)}
+        other = {i.name: type(i).__name__ for i in earlier
+                 if isinstance(i, (SignalDecl, CounterDecl, HostDecl, SharedDecl, MbarrierDecl,
+                                   MulticastDecl, AliasDecl))}
+        names = [item.target] if item.target is not None else [c.name for c in item.copies]
+        for target in names:
+            assert target is not None
+            if target == item.name:
+                _fail(f"{item.name!r} cannot be bound to itself", item.pos)
+            if target in other:
+                _fail(f"{item.name!r} is bound to {target!r}, which is not a global location "
+                      f"({other[target].removesuffix('Decl').lower()} declaration): a "
+                      "multicast object binds global memory", item.pos)
+            if target not in known:
+                _fail(f"{item.name!r} is bound to {target!r}, which is not a location of the "
+                      f"init block: declare it first, e.g. '{target} = 0;'", item.pos)
 
     def check_alias(self, item: AliasDecl, earlier: Sequence[InitItem]) -> None:
         """The target of an alias is a location declared before it (or an alias)."""
@@ -653,6 +702,7 @@ def _check_observed(test: Test) -> None:
             written.setdefault(item.thread, frozenset())
             written[item.thread] = written[item.thread] | {item.reg}
     named = locations_named(test)
+    multicast = {i.name: i for i in test.init if isinstance(i, MulticastDecl)}
     clauses: list[tuple[str, Sequence[Term | Prop]]] = [
         ("locations", test.locations),
         ("filter", [test.filter] if test.filter is not None else []),
@@ -661,6 +711,12 @@ def _check_observed(test: Test) -> None:
     for where, roots in clauses:
         clause = _CLAUSE[where]
         for term in _terms(roots):
+            if isinstance(term, LocTerm) and term.loc.name in multicast:
+                decl = multicast[term.loc.name]
+                copies = (", ".join(str(c) for c in decl.copies) if decl.copies
+                          else f"{decl.target}@k")
+                _fail(f"{term.loc.name!r} is a multicast object: the {clause} names its "
+                      f"copies ({copies}), never the object", term.pos)
             if isinstance(term, RegTerm) and term.reg not in written.get(term.thread, ()):
                 _fail(f"register {term.thread}:{term.reg} in the {clause} is never written by "
                       f"P{term.thread} (nor initialised in the init block)", term.pos)

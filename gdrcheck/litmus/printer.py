@@ -46,6 +46,10 @@ from gdrcheck.litmus.ast import (
     LocRef,
     LocTerm,
     MbarrierDecl,
+    MulticastDecl,
+    MultimemLdReduce,
+    MultimemRed,
+    MultimemStore,
     Not,
     Or,
     Placement,
@@ -127,6 +131,10 @@ def init_item(item: InitItem, x86: bool = False) -> str:
         return f"{item.name} : shared = {item.value}"
     if isinstance(item, MbarrierDecl):
         return f"{item.name} : mbarrier {item.count}"
+    if isinstance(item, MulticastDecl):
+        if item.target is not None:
+            return f"multicast {item.name} = {item.target}"
+        return f"multicast {item.name} = {{{', '.join(str(c) for c in item.copies)}}}"
     assert isinstance(item, WindowDecl)
     strict = " strict" if item.strict else ""
     return f"window {item.name}{strict} = {{{', '.join(item.members)}}}"
@@ -245,6 +253,12 @@ def instr(i: Instr) -> str:
         return _call(_dotted("atom", i.sem, i.scope, i.op), args)
     if isinstance(i, PtxRed):
         return f"{_dotted('red', i.sem, i.scope, i.op)} {i.loc}, {value(i.value)}"
+    if isinstance(i, MultimemStore):
+        return f"{_dotted('multimem.st', i.sem, i.scope)} {i.mc}, {value(i.value)}"
+    if isinstance(i, MultimemRed):
+        return f"{_dotted('multimem.red', i.sem, i.scope, i.op)} {i.mc}, {value(i.value)}"
+    if isinstance(i, MultimemLdReduce):
+        return f"{_dotted('multimem.ld_reduce', i.sem, i.scope, i.op)} {i.dst.name}, {i.mc}"
     if isinstance(i, PtxAsyncStore):
         return f"cp.async.bulk {i.loc}, {value(i.value)}"
     if isinstance(i, PtxAsyncWait):

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.printer import instr as print_instr
-from gdrcheck.lower import gin, host, ptx, x86
+from gdrcheck.lower import gin, host, multimem, ptx, x86
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_thread
 from gdrcheck.lower.gin import World
 from gdrcheck.lower.program import Expr, Program
@@ -237,6 +237,8 @@ def _world(test: A.Test) -> World:
             windows[item.name] = item.members
             if item.strict:
                 strict.update(item.members)
+        elif isinstance(item, A.MulticastDecl):
+            ranks.update(c.rank for c in item.copies if c.rank is not None)
     for t in list(_prop_terms(test.condition.prop)) + list(test.locations):
         if isinstance(t, A.LocTerm) and t.loc.rank is not None:
             ranks.add(t.loc.rank)
@@ -251,6 +253,7 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
     world = _world(test)
     # shared memory (one copy per CTA of each rank) and mbarriers, litmus-format.md §6.1
     memory = ptx.Memory.of_gin(test)
+    bound = multimem.bindings(test, world)
     b = ProgramBuilder()
     host_state = host.HostState(world)  # host verbs and kernel boundaries (format §6.3)
     init_regs: dict[int, dict[str, Expr]] = {}
@@ -296,6 +299,11 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
                     yield from gin.step(st, world, ins, texts[st.pc])
                 elif isinstance(ins, host.HOST_INSTRS):
                     yield from host.step(st, host_state, ins, texts[st.pc])
+                elif isinstance(ins, multimem.INSTRS):
+                    yield from multimem.step(st, ins, texts[st.pc], bound[ins.mc.name],
+                                             resolve)
+                elif isinstance(ins, (A.PtxLoad, A.PtxStore)) and ins.loc.name in bound:
+                    yield from multimem.plain_step(st, ins, texts[st.pc])
                 else:
                     yield from ptx.step(st, ins, texts[st.pc], labels, resolve, memory)
             except UnsupportedError as err:

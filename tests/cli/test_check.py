@@ -130,7 +130,7 @@ def test_gin_test_under_a_model_without_gin_is_exit_2(tmp_path: Path) -> None:
     )
     code, out, err = run("check", str(f), "--model", "ptx")
     assert code == 2
-    assert "model 'ptx' does not describe GIN calls (it accepts X86, PTX)" in err
+    assert "model 'ptx' does not describe GIN calls (it accepts X86, PTX, MULTIMEM)" in err
     assert "Traceback" not in err + out
 
 

@@ -146,6 +146,23 @@ def test_a_get_into_remote_memory_is_an_error(tmp_path: Path) -> None:
     assert "^" in err  # the line and a caret
 
 
+MULTICAST = ("GIN mc\n{ x = 0; multicast M = x; }\n"
+             " P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node NODE ;\n"
+             " multimem.st.relaxed.sys M, 1 | ;\nexists (COND = 1)\n")
+
+
+@pytest.mark.parametrize("node,cond,where,message", [
+    ("0", "M", ":5:9:", "'M' is a multicast object: the condition names its copies (x@k)"),
+    ("1", "x@1", ":2:10:", "multicast object 'M' binds copies on nodes 0, 1"),
+])
+def test_multicast_rules_are_file_line_col_and_exit_2(tmp_path: Path, node: str, cond: str,
+                                                       where: str, message: str) -> None:
+    f = write(tmp_path, MULTICAST.replace("NODE", node).replace("COND", cond))
+    code, _, err = run("check", f)
+    assert code == 2
+    assert err.startswith(f"{f}{where} {message}"), err
+
+
 def test_bytes_that_are_not_utf8_are_at_line_and_column(tmp_path: Path) -> None:
     f = tmp_path / "bad.litmus"
     f.write_bytes(MP_PTX.read_bytes().replace(b"exists", b"exi\xffsts"))
