@@ -60,13 +60,15 @@ def cross_check(path: Path, model: str, sample: int = 24) -> SweepResult:
 
 def test_gin09_gdaki_every_combination() -> None:
     r = cross_check(GIN09, "gin-gdaki")
-    assert len(r.swept) == 20  # issue 13 added gdr-guide-3.7, gdaki-*, nccl-2.28/2.29/2.30.4;
-    # issue 15: mm-copies-in-order (specs/multimem.cat, in every PTX-based model)
+    assert len(r.swept) == 21  # issue 13 added gdr-guide-3.7, gdaki-*, nccl-2.28/2.29/2.30.4;
+    # issue 15: mm-copies-in-order (specs/multimem.cat, in every PTX-based model);
+    # bulk-wait-async-only (ptx75-cause.cat, source-findings.md F21)
     assert r.default == "Forbidden"
     assert {"pcie-ro", "ib-waw-unordered", "adaptive-routing", "gdr-order-none"} <= set(
         r.relevant)
     assert "nic-sees-async" in r.inert and "gdr-order-owner" in r.inert
     assert "mm-copies-in-order" in r.inert  # no multimem access in the test
+    assert "bulk-wait-async-only" in r.inert  # no TMA copy in the test
 
 
 def test_gin09_gdaki_minimal_flips_are_the_expect_lines() -> None:
@@ -80,7 +82,7 @@ def test_gin09_gdaki_minimal_flips_are_the_expect_lines() -> None:
     for variants, verdict in flips.items():
         assert expected_for(test, r, variants) == verdict
     assert expected_for(test, r, ()) == r.default == "Forbidden"
-    assert r.counts() == {"Allowed": 1015808, "Forbidden": 32768}
+    assert r.counts() == {"Allowed": 2031616, "Forbidden": 65536}
 
 
 def test_gin22_gdaki_every_combination() -> None:
@@ -230,7 +232,7 @@ def test_cli_text() -> None:
     assert r.exit_code == 0, r.output
     out = r.stdout
     assert "Default (no variant): Forbidden" in out
-    assert "Combinations: 1015808 Allowed, 32768 Forbidden (of 1048576)" in out
+    assert "Combinations: 2031616 Allowed, 65536 Forbidden (of 2097152)" in out
     assert "Minimal variant sets" in out
     # ack-placed is used by the encoding but flips the verdict in none of its 16 pairs
     # of combinations (issue 12): it is inert, not "can change"
@@ -240,7 +242,7 @@ def test_cli_text() -> None:
     relevant = flat.split("can change this test (")[1].split(")")[0]
     assert relevant == ("adaptive-routing, gdr-guide-3.7, gdr-order-none, ib-waw-unordered, "
                         "pcie-ro")
-    assert "20 variant(s) swept: 5 can change this test" in out
+    assert "21 variant(s) swept: 5 can change this test" in out
     assert "ack-placed" in flat.split("inert (")[1].split(")")[0]
 
 
@@ -270,7 +272,7 @@ def test_cli_json_validates(sweep_validator: Any) -> None:
     r = CliRunner().invoke(main, ["sweep", str(GIN09), "--format", "json"])
     recs = json.loads(r.stdout)
     sweep_validator.validate(recs)
-    assert [x["model"] for x in recs] == ["gin-api", "gin-gdaki", "gin-proxy"]
+    assert [x["model"] for x in recs] == ["gin-api", "gin-gdaki", "gin-proxy", "gin-efa"]
 
 
 def test_cli_bad_input() -> None:
