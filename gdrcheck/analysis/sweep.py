@@ -42,6 +42,7 @@ from gdrcheck.analysis.models import (
     get_model,
 )
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
+from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.result import LIVENESS_PREFIX, Verdict
 from gdrcheck.engine.smt import build_query, query_solver
 from gdrcheck.errors import InputError, UnsupportedError
@@ -198,8 +199,17 @@ def sweep_test(
     fixed = frozenset(spec.variants) | frozenset(test.variants)
     free = sorted(loaded.variant_names - fixed)
     var = {n: z3.Bool(f"variant!{n}") for n in free}
-    prog = lower(test, options.unroll)
-    q = build_query(prog, loaded.stmts, fixed, test, loaded.path_of, variant_vars=var)
+    # --timeout bounds each query, and the lowering and the encoding before them
+    deadline = Deadline(options.timeout)
+    step = "lowering"
+    try:
+        prog = lower(test, options.unroll, deadline.tick)
+        step = "encoding"
+        q = build_query(prog, loaded.stmts, fixed, test, loaded.path_of, variant_vars=var,
+                        deadline=deadline)
+    except Expired:
+        raise InputError(f"timeout while {step} (--timeout {options.timeout:g} s): the "
+                         "sweep has no verdict") from None
     relevant = tuple(n for n in free if n in q.used_variants)
     inert = tuple(n for n in free if n not in q.used_variants)
     s = query_solver(q, options.timeout)
