@@ -145,7 +145,7 @@ class SymbolicBackend:
             return ConcreteBackend().closure(r)
         certain = concrete_closure({k for k, f in r.m.items() if f is True}, self._tick)
         may = concrete_closure(r.m, self._tick)
-        acyclic = is_acyclic(r.m)
+        acyclic = is_acyclic(r.m, self._tick)
         t: dict[Pair, Formula] = {}
         for p in may:
             t[p] = True if p in certain else self.fresh_bool("tc")
@@ -234,7 +234,7 @@ class SymbolicBackend:
 
     def acyclic(self, r: RelV, hint: str) -> z3.BoolRef:
         clock: dict[int, z3.ArithRef] = {}
-        comps = list(strongly_connected_components(r.m))
+        comps = list(strongly_connected_components(r.m, self._tick))
         comp_of = {x: c for c, comp in enumerate(comps) if len(comp) > 1 for x in comp}
         # the edges inside each component of several nodes, in one pass over the edges
         # (not one pass per component)

@@ -163,7 +163,7 @@ def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
 
     # -- values must be well founded (herd: no value out of thin air) -------
     edges = [*rf, *prog.data]
-    if not is_acyclic(edges):
+    if not is_acyclic(edges, tick):
         clk = {n: z3.Int(f"vclk{n}") for n in digraph(edges)}
         for a, b in rf:
             cons.append(z3.Implies(to_z3(rf[(a, b)]), clk[a] < clk[b]))
