@@ -165,9 +165,14 @@ def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
     edges = [*rf, *prog.data]
     if not is_acyclic(edges, tick):
         clk = {n: z3.Int(f"vclk{n}") for n in digraph(edges)}
-        for a, b in rf:
+        tick()
+        for i, (a, b) in enumerate(rf):
+            if i % TICK_EVERY == 0:
+                tick()
             cons.append(z3.Implies(to_z3(rf[(a, b)]), clk[a] < clk[b]))
-        for a, b in prog.data:
+        for i, (a, b) in enumerate(prog.data):
+            if i % TICK_EVERY == 0:
+                tick()
             cons.append(z3.Implies(to_z3(exe[b]), clk[a] < clk[b]))
 
     # -- co: one integer position per write, init writes first ---------------
@@ -176,6 +181,7 @@ def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
     fw: dict[int, Formula] = {}
     final_mem: dict[str, z3.ArithRef] = {}
     for loc, ws in writes_at.items():
+        tick()
         real = [w for w in ws if not ev[w].is_init]
         for w in ws:
             co_pos[w] = 0 if ev[w].is_init else z3.Int(f"co{w}")
