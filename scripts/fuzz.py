@@ -9,16 +9,24 @@ sweep, diff, refines, run and hw run. An input fails when the command raised any
 SystemExit, exited with a code outside {0, 1, 2}, or printed a traceback. An input that
 takes longer than --hang seconds is reported as a hang.
 
-    python scripts/fuzz.py --n 100000 --seed 1 --jobs 2
+    python scripts/fuzz.py --n 100000 --seed 1 --jobs 16 --summary fuzz-summary.json
 
 prints a line of figures every --every inputs and, at the end, the inputs run, the
 failures (each with its command and the input saved under --out), the hangs and the wall
-time. tests/test_fuzz.py runs a fixed-seed slice of it in the default suite.
+time; --summary PATH writes the same as JSON (counts, each failure with its command,
+input and traceback, the slowest inputs with their times, the wall time). Inputs
+--start .. --n - 1 are run; --shard I/M runs the I-th of M equal slices of that range
+(a long run split over machines: the same inputs whatever the split, each input having
+its own random source). Needs only the gdrcheck checkout and z3-solver, lark, click,
+rich (hypothesis for the test suite); no Dask (``run`` is fuzzed with ``-j 0``, in
+process). tests/test_fuzz.py runs a fixed-seed slice of it in the default suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
+import json
 import multiprocessing
 import os
 import random
@@ -31,7 +39,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,6 +250,62 @@ class Tally:
     hangs: int = 0
     crashes: int = 0
     slowest: float = 0.0
+    problems: list[dict[str, object]] = field(default_factory=list)
+    """Each failure, hang and worker death: its input, command and what happened."""
+    times: list[tuple[float, int, str]] = field(default_factory=list)
+    """The slowest inputs: (seconds, index, command), at most SLOWEST of them."""
+
+
+SLOWEST = 25
+"""How many of the slowest inputs the summary lists."""
+
+
+def _note_time(tally: Tally, o: Outcome) -> None:
+    item = (o.seconds, o.index, " ".join(o.command))
+    if len(tally.times) < SLOWEST:
+        heapq.heappush(tally.times, item)
+    elif item > tally.times[0]:
+        heapq.heapreplace(tally.times, item)
+
+
+def _problem(tally: Tally, kind: str, seed: int, index: int, what: str, small: bool,
+             seconds: float | None = None) -> None:
+    case = next(cases(index + 1, seed, index, small))
+    tally.problems.append({"kind": kind, "index": index, "command": " ".join(case.command),
+                           "seconds": None if seconds is None else round(seconds, 3),
+                           "what": what, "input": case.text})
+
+
+def write_summary(path: Path, opts: argparse.Namespace, first: int, stop: int,
+                  tally: Tally, wall: float, stopped_at: int | None) -> None:
+    """The run's figures as JSON (the format is described in docs/input-rules.md)."""
+    summary = {
+        "seed": opts.seed, "first": first, "stop": stop, "jobs": opts.jobs,
+        "small": opts.small, "hang_seconds": opts.hang, "kill_after": opts.kill_after,
+        "python": sys.version.split()[0],
+        "inputs": tally.done, "failures": tally.failures, "hangs": tally.hangs,
+        "worker_deaths": tally.crashes, "wall_seconds": round(wall, 1),
+        "inputs_per_second": round(tally.done / wall, 2) if wall else None,
+        "stopped_at": stopped_at,
+        "problems": tally.problems,
+        "slowest": [{"index": i, "command": c, "seconds": round(t, 3)}
+                    for t, i, c in sorted(tally.times, reverse=True)],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=1, ensure_ascii=True) + "\n")
+
+
+def shard_range(start: int, stop: int, shard: str | None) -> tuple[int, int]:
+    """The slice ``I/M`` (0 <= I < M) of inputs ``start .. stop - 1``: M contiguous,
+    near-equal parts."""
+    if not shard:
+        return start, stop
+    m = re.fullmatch(r"(\d+)/(\d+)", shard)
+    if m is None or not 0 <= int(m[1]) < int(m[2]):
+        raise SystemExit(f"--shard {shard}: write I/M with 0 <= I < M")
+    i, parts = int(m[1]), int(m[2])
+    size = stop - start
+    return start + size * i // parts, start + size * (i + 1) // parts
 
 
 def _save(out: Path, seed: int, index: int, what: str, small: bool) -> None:
@@ -266,11 +330,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="stop starting new inputs after this many seconds (0: never)")
     ap.add_argument("--every", type=int, default=1000, help="print figures every N inputs")
     ap.add_argument("--out", type=Path, default=Path("fuzz-failures"),
-                    help="directory for the failing inputs")
+                    help="directory for the failing and hanging inputs")
+    ap.add_argument("--shard", default=None, metavar="I/M",
+                    help="run the I-th of M equal slices of --start .. --n - 1")
+    ap.add_argument("--summary", type=Path, default=None, metavar="PATH",
+                    help="write the figures, failures and slowest inputs as JSON")
     opts = ap.parse_args(argv)
+    first, stop = shard_range(opts.start, opts.n, opts.shard)
     chunk = 25
-    todo: list[tuple[int, int, int]] = [(opts.seed, s, min(s + chunk, opts.n))
-                                        for s in range(opts.start, opts.n, chunk)]
+    todo: list[tuple[int, int, int]] = [(opts.seed, s, min(s + chunk, stop))
+                                        for s in range(first, stop, chunk)]
     began = time.monotonic()
     tally = Tally()
     inflight = Path(tempfile.mkdtemp(prefix="gdrfuzz-inflight"))
@@ -281,13 +350,17 @@ def main(argv: list[str] | None = None) -> int:
         nonlocal next_report
         tally.done += 1
         tally.slowest = max(tally.slowest, o.seconds)
+        _note_time(tally, o)
         if o.seconds > opts.hang:
             tally.hangs += 1
             _save(opts.out, opts.seed, o.index, f"took {o.seconds:.1f} s", opts.small)
+            _problem(tally, "hang", opts.seed, o.index, f"took {o.seconds:.1f} s",
+                     opts.small, o.seconds)
             print(f"HANG input {o.index} ({' '.join(o.command)}): {o.seconds:.1f} s", flush=True)
         if o.failure is not None:
             tally.failures += 1
             _save(opts.out, opts.seed, o.index, o.failure, opts.small)
+            _problem(tally, "failure", opts.seed, o.index, o.failure, opts.small, o.seconds)
             print(f"FAILURE input {o.index} ({' '.join(o.command)}):\n{o.failure}", flush=True)
         if tally.done >= next_report:
             next_report += opts.every
@@ -360,15 +433,20 @@ def main(argv: list[str] | None = None) -> int:
                 tally.crashes += 1
             tally.done += 1
             _save(opts.out, opts.seed, index, what, opts.small)
+            _problem(tally, "hang" if killed is not None else "worker death", opts.seed,
+                     index, what, opts.small, opts.kill_after if killed is not None else None)
             print(f"WORKER DIED input {index}: {what}", flush=True)
             todo.remove(piece)
             todo += [t for t in ((piece[0], piece[1], index), (piece[0], index + 1, piece[2]))
                      if t[1] < t[2]]
     shutil.rmtree(inflight, ignore_errors=True)
-    if todo:
-        print(f"stopped by --max-seconds: inputs {opts.start} .. {min(t[1] for t in todo) - 1} "
-              f"done; resume with --start {min(t[1] for t in todo)}", flush=True)
+    stopped_at = min(t[1] for t in todo) if todo else None
+    if stopped_at is not None:
+        print(f"stopped by --max-seconds: inputs {first} .. {stopped_at - 1} "
+              f"done; resume with --start {stopped_at}", flush=True)
     wall = time.monotonic() - began
+    if opts.summary is not None:
+        write_summary(opts.summary, opts, first, stop, tally, wall, stopped_at)
     print(f"done: {tally.done} inputs (seed {opts.seed}), {tally.failures} failures "
           f"(tracebacks), {tally.hangs} hangs over {opts.hang:g} s, {tally.crashes} worker "
           f"deaths, slowest {tally.slowest:.2f} s, wall {wall:.0f} s "

@@ -69,3 +69,29 @@ def test_a_failure_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(gdrcheck.litmus, "load_litmus", broken)
     failure = fuzz.run_case(case, tmp_path).failure
     assert failure is not None and "RuntimeError: boom" in failure
+
+
+def test_shards_split_the_range() -> None:
+    fuzz = _fuzz()
+    parts = [fuzz.shard_range(5, 105, f"{i}/4") for i in range(4)]
+    assert parts[0][0] == 5 and parts[-1][1] == 105
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:], strict=False))
+    assert fuzz.shard_range(5, 105, None) == (5, 105)
+    with pytest.raises(SystemExit):
+        fuzz.shard_range(0, 10, "4/4")
+
+
+def test_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    fuzz = _fuzz()
+    summary = tmp_path / "s.json"
+    code = fuzz.main(["--n", "8", "--seed", "3", "--jobs", "1", "--small", "--shard", "1/2",
+                      "--out", str(tmp_path / "failures"), "--summary", str(summary)])
+    capsys.readouterr()
+    data = json.loads(summary.read_text())
+    assert (data["first"], data["stop"], data["inputs"]) == (4, 8, 4)
+    assert data["failures"] == data["hangs"] == data["worker_deaths"] == 0 and code == 0
+    assert data["problems"] == []
+    assert sorted(s["index"] for s in data["slowest"]) == [4, 5, 6, 7]
+    assert data["wall_seconds"] >= 0

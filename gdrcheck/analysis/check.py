@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from gdrcheck.analysis.models import ModelSpec, check_model_names, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import FEATURES, LoadedModel
-from gdrcheck.engine.deadline import Deadline
-from gdrcheck.engine.result import Result
+from gdrcheck.engine.deadline import Deadline, Expired
+from gdrcheck.engine.result import Result, Verdict
 from gdrcheck.errors import InputError, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.features import test_features
@@ -76,10 +76,17 @@ def check_test(
     if deadline is None:
         deadline = Deadline(options.timeout)
     spec, loaded, chosen = prepare(test, model, variants, options)
+    # the model as run: with the extra variants and the test's own Variant= lines
+    shown = spec.with_variants([*variants, *(v for v in test.variants
+                                             if v in loaded.variant_names)])
     try:
-        prog = lower(test, options.unroll)
+        prog = lower(test, options.unroll, deadline.tick)
     except InputError as err:
         raise err.with_context(test.path, test.source) from None
+    except Expired:
+        return Result(test.name, str(shown), options.engine, test.condition.quantifier,
+                      Verdict.UNKNOWN, None, None, time=deadline.elapsed(),
+                      reason="timeout while lowering")
     eng: SmtEngine | ExplicitEngine
     if options.engine == "explicit":  # each engine's module is imported when it runs
         from gdrcheck.engine.explicit import ExplicitEngine
@@ -89,15 +96,12 @@ def check_test(
         from gdrcheck.engine.smt import SmtEngine
 
         eng = SmtEngine(options.timeout)
-    # the model as run: with the extra variants and the test's own Variant= lines
-    shown = spec.with_variants([*variants, *(v for v in test.variants
-                                             if v in loaded.variant_names)])
     res = eng.run(prog, loaded.stmts, chosen, test, str(shown), states=options.states,
                   path_of=loaded.path_of, deadline=deadline)
     if res.vacuous:
         from gdrcheck.analysis.vacuity import explain_vacuity
 
-        why = explain_vacuity(test, loaded, chosen, options)
+        why = explain_vacuity(test, loaded, chosen, options, deadline)
         res.blocked = list(why.blocked)
         res.vacuity = why.message(options.unroll)
         # a wait that no execution satisfies hangs (format §4.4)

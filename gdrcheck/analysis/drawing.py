@@ -186,7 +186,6 @@ def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
     from gdrcheck.analysis.explain import explain  # only when drawing (start-up time)
 
     spec = ModelSpec.of(model)
-    prog = lower(test, options.unroll)
     w = res.witness
     highlight: list[tuple[int, int, str]] = []
     title = f"{test.name} under {res.model}: {res.verdict}"
@@ -199,7 +198,8 @@ def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
             highlight = [(e.src, e.dst, e.label()) for e in cyc.edges]
             title += f" (a candidate execution: {cyc.axiom} fails)"
     if w is None:
-        return None
+        return None  # nothing to draw: lower the test only when there is
+    prog = lower(test, options.unroll)
     relations: dict[str, list[Pair]] = {}
     loaded = get_model(spec.name, options.include_dirs)
     chosen = chosen_variants(test, spec, variants)

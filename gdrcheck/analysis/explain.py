@@ -641,9 +641,9 @@ def explain(
         return out
     out.outcome = outcome
     _, loaded, chosen = prepare(test, model, variants, options)
-    prog = lower(test, options.unroll)
     path_of = loaded.path_of
     try:
+        prog = lower(test, options.unroll, deadline.tick)
         q = build_query(prog, loaded.stmts, chosen, test, path_of, deadline=deadline)
     except Expired:
         out.reason = "timeout while explaining"

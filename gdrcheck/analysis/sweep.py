@@ -42,6 +42,7 @@ from gdrcheck.analysis.models import (
     get_model,
 )
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
+from gdrcheck.engine.deadline import NO_DEADLINE, Deadline, Expired
 from gdrcheck.engine.result import LIVENESS_PREFIX, Verdict
 from gdrcheck.engine.smt import build_query, query_solver
 from gdrcheck.errors import InputError, UnsupportedError
@@ -129,8 +130,10 @@ class _Region:
     axiom, found by splitting cubes (see the module docstring)."""
 
     def __init__(self, solver: z3.Solver, lits: list[z3.BoolRef],
-                 var: dict[str, z3.BoolRef], names: Sequence[str]) -> None:
+                 var: dict[str, z3.BoolRef], names: Sequence[str],
+                 deadline: Deadline = NO_DEADLINE) -> None:
         self.s, self.lits, self.var, self.names = solver, lits, var, list(names)
+        self.deadline = deadline
         self.queries = 0
 
     def sat_set(self, term: z3.BoolRef) -> set[Combo]:
@@ -150,9 +153,9 @@ class _Region:
             if known is None:
                 assumptions = [*self.lits, *(_lit(self.var[n], v) for n, v in cube.items())]
                 self.queries += 1
-                a = self.s.check(*assumptions, term)
+                a = self.deadline.check(self.s, *assumptions, term)
                 if a == z3.unknown:
-                    raise _Unknown(self.s.reason_unknown())
+                    raise _Unknown(self.deadline.why(self.s))
                 if a == z3.unsat:
                     core: dict[str, bool] = {}
                     for c in self.s.unsat_core():
@@ -198,12 +201,22 @@ def sweep_test(
     fixed = frozenset(spec.variants) | frozenset(test.variants)
     free = sorted(loaded.variant_names - fixed)
     var = {n: z3.Bool(f"variant!{n}") for n in free}
-    prog = lower(test, options.unroll)
-    q = build_query(prog, loaded.stmts, fixed, test, loaded.path_of, variant_vars=var)
+    # --timeout: one budget for the sweep of one test under one model (the lowering, the
+    # encoding and every query), as for a check
+    deadline = Deadline(options.timeout)
+    step = "lowering"
+    try:
+        prog = lower(test, options.unroll, deadline.tick)
+        step = "encoding"
+        q = build_query(prog, loaded.stmts, fixed, test, loaded.path_of, variant_vars=var,
+                        deadline=deadline)
+    except Expired:
+        raise InputError(f"timeout while {step} (--timeout {options.timeout:g} s): the "
+                         "sweep has no verdict") from None
     relevant = tuple(n for n in free if n in q.used_variants)
     inert = tuple(n for n in free if n not in q.used_variants)
-    s = query_solver(q, options.timeout)
-    region = _Region(s, list(q.axiom_lits.values()), var, relevant)
+    s = query_solver(q)
+    region = _Region(s, list(q.axiom_lits.values()), var, relevant, deadline)
     try:
         flag_sets = {name: region.sat_set(term) for name, term in q.flag_terms.items()
                      if not name.startswith(LIVENESS_PREFIX)}
@@ -211,6 +224,10 @@ def sweep_test(
         pos = region.sat_set(q.prop)
         neg = region.sat_set(z3.Not(q.prop)) if quant == "forall" else set()
     except _Unknown as err:
+        if deadline.expired():
+            raise InputError(f"timeout after {region.queries} queries (--timeout "
+                             f"{options.timeout:g} s for the whole sweep): the sweep has "
+                             "no verdict") from None
         raise InputError(f"the solver gave up during the sweep: {err}") from None
     verdicts: dict[Combo, Verdict] = {}
     flags: dict[Combo, tuple[str, ...]] = {}

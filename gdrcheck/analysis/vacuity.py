@@ -18,10 +18,11 @@ import z3
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import LoadedModel
 from gdrcheck.cat.values import Formula, f_or, to_z3
+from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.smt import build_query, query_solver
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower import lower
-from gdrcheck.lower.program import Program, WaitSite
+from gdrcheck.lower.program import CmpExpr, WaitSite
 
 
 @dataclass
@@ -47,40 +48,44 @@ class Vacuity:
         return "no execution completes: the model rules every candidate execution out"
 
 
-def _passing_block(prog: Program, no_block: int) -> int | None:
-    """The block where a wait's condition holds, beside its failing block."""
-    fail = prog.blocks[no_block]
-    for b in prog.blocks:
-        if (b.parent == fail.parent and b.cond == fail.cond and b.positive != fail.positive
-                and b.bid != fail.bid):
-            return b.bid
-    return None
-
-
 def explain_vacuity(test: A.Test, loaded: LoadedModel, chosen: frozenset[str],
-                    options: CheckOptions = DEFAULT_OPTIONS) -> Vacuity:
-    """Why no execution of ``test`` completes under the model (``chosen`` variants)."""
-    prog = lower(test, options.unroll)
-    out = Vacuity(unroll_cut=any(lf.cut and lf.wait is None for lf in prog.leaves))
-    waits = prog.blocking_waits()
-    if not waits:
-        return out
-    relaxed = prog.with_waits_relaxed()
-    q = build_query(relaxed, loaded.stmts, chosen, test, loaded.path_of)
-    s = query_solver(q, options.timeout)
+                    options: CheckOptions = DEFAULT_OPTIONS,
+                    deadline: Deadline | None = None) -> Vacuity:
+    """Why no execution of ``test`` completes under the model (``chosen`` variants).
+    ``deadline`` (default: ``options.timeout`` from now) bounds the lowering, the
+    encoding and the queries; when it runs out, the answer says the search gave up."""
+    if deadline is None:
+        deadline = Deadline(options.timeout)
+    try:
+        prog = lower(test, options.unroll, deadline.tick)
+        out = Vacuity(unroll_cut=any(lf.cut and lf.wait is None for lf in prog.leaves))
+        waits = prog.blocking_waits()
+        if not waits:
+            return out
+        relaxed = prog.with_waits_relaxed()
+        q = build_query(relaxed, loaded.stmts, chosen, test, loaded.path_of,
+                        deadline=deadline)
+    except Expired:
+        return Vacuity(unknown=True)
+    s = query_solver(q)
     lits = list(q.axiom_lits.values())
     blocks = q.enc.blocks
+    # the block where a wait's condition holds, beside its failing block
+    beside: dict[tuple[int | None, CmpExpr | None, bool], int] = {}
+    for b in prog.blocks:
+        beside.setdefault((b.parent, b.cond, b.positive), b.bid)
     reached: dict[WaitSite, list[Formula]] = {}
     passed: dict[WaitSite, list[Formula]] = {}
     for leaf in waits:
         assert leaf.wait is not None
-        parent = prog.blocks[leaf.block].parent
-        reached.setdefault(leaf.wait, []).append(True if parent is None else blocks[parent])
-        yes = _passing_block(prog, leaf.block)
+        fail = prog.blocks[leaf.block]
+        reached.setdefault(leaf.wait, []).append(
+            True if fail.parent is None else blocks[fail.parent])
+        yes = beside.get((fail.parent, fail.cond, not fail.positive))
         if yes is not None:
             passed.setdefault(leaf.wait, []).append(blocks[yes])
     for site, where in reached.items():
-        reach = s.check(*lits, to_z3(f_or(where)))
+        reach = deadline.check(s, *lits, to_z3(f_or(where)))
         if reach == z3.unknown:
             out.unknown = True
             continue
@@ -88,7 +93,7 @@ def explain_vacuity(test: A.Test, loaded: LoadedModel, chosen: frozenset[str],
             continue  # never reached: a consequence of another wait
         through = passed.get(site)
         if through:
-            a = s.check(*lits, to_z3(f_or(through)))
+            a = deadline.check(s, *lits, to_z3(f_or(through)))
             if a == z3.unknown:
                 out.unknown = True
                 continue

@@ -106,32 +106,53 @@ class Evaluation:
 # --------------------------------------------------------------------------
 
 
-def union(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
+Tick = Callable[[], None]
+"""A time limit's poll: called now and then in long loops, it raises when the time is
+up (the interpreter knows nothing more of it)."""
+
+TICK_EVERY = 256
+"""Entries between two polls of the time limit in the operators' loops."""
+
+
+def _nothing() -> None:
+    return None
+
+
+def union(a: SetV | RelV, b: SetV | RelV, tick: Tick | None = None) -> SetV | RelV:
     a, b = _coerce(a, b)
+    poll = tick or _nothing
     m: dict[Any, Formula] = dict(a.m)
-    for k, f in b.m.items():
+    for i, (k, f) in enumerate(b.m.items()):
+        if not i % TICK_EVERY:
+            poll()
         g = m.get(k)
         m[k] = f if g is None else f_or([g, f])
     return type(a)(m)
 
 
-def inter(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
+def inter(a: SetV | RelV, b: SetV | RelV, tick: Tick | None = None) -> SetV | RelV:
     a, b = _coerce(a, b)
+    poll = tick or _nothing
     small, big = (a, b) if len(a.m) <= len(b.m) else (b, a)
     m: dict[Any, Formula] = {}
     big_m: dict[Any, Formula] = big.m
-    for k, f in small.m.items():
+    for i, (k, f) in enumerate(small.m.items()):
+        if not i % TICK_EVERY:
+            poll()
         g = big_m.get(k)
         if g is not None:
             m[k] = f_and(f, g)
     return type(a)(m)
 
 
-def diff(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
+def diff(a: SetV | RelV, b: SetV | RelV, tick: Tick | None = None) -> SetV | RelV:
     a, b = _coerce(a, b)
+    poll = tick or _nothing
     m: dict[Any, Formula] = {}
     b_m: dict[Any, Formula] = b.m
-    for k, f in a.m.items():
+    for i, (k, f) in enumerate(a.m.items()):
+        if not i % TICK_EVERY:
+            poll()
         g = b_m.get(k)
         if g is None:
             m[k] = f
@@ -140,17 +161,41 @@ def diff(a: SetV | RelV, b: SetV | RelV) -> SetV | RelV:
     return type(a)(m)
 
 
-def seq(a: RelV, b: RelV) -> RelV:
+def seq(a: RelV, b: RelV, tick: Tick | None = None) -> RelV:
+    poll = tick or _nothing
     succ = b.succ()
+    poll()
     acc: dict[Pair, list[Formula]] = {}
+    work = 0
     for (x, y), f in a.m.items():
-        for z, g in succ.get(y, ()):
+        nxt = succ.get(y, ())
+        work += len(nxt) + 1
+        if work >= TICK_EVERY:
+            work = 0
+            poll()
+        for z, g in nxt:
             acc.setdefault((x, z), []).append(f_and(f, g))
-    return RelV({k: f_or(fs) for k, fs in acc.items()})
+    out: dict[Pair, Formula] = {}
+    for i, (k, fs) in enumerate(acc.items()):
+        if not i % TICK_EVERY:
+            poll()
+        out[k] = f_or(fs)
+    return RelV(out)
 
 
-def cart(a: SetV, b: SetV) -> RelV:
-    return RelV({(x, y): f_and(f, g) for x, f in a.m.items() for y, g in b.m.items()})
+def cart(a: SetV, b: SetV, tick: Tick | None = None) -> RelV:
+    poll = tick or _nothing
+    m: dict[Pair, Formula] = {}
+    bs = list(b.m.items())
+    work = 0
+    for x, f in a.m.items():
+        work += len(bs)
+        if work >= TICK_EVERY:
+            work = 0
+            poll()
+        for y, g in bs:
+            m[(x, y)] = f_and(f, g)
+    return RelV(m)
 
 
 def inverse(r: RelV) -> RelV:
@@ -161,15 +206,18 @@ def ident(s: SetV) -> RelV:
     return RelV({(x, x): f for x, f in s.m.items()})
 
 
-def domain(r: RelV) -> SetV:
+def domain(r: RelV, tick: Tick | None = None) -> SetV:
+    poll = tick or _nothing
     acc: dict[int, list[Formula]] = {}
-    for (a, _b), f in r.m.items():
+    for i, ((a, _b), f) in enumerate(r.m.items()):
+        if not i % TICK_EVERY:
+            poll()
         acc.setdefault(a, []).append(f)
     return SetV({k: f_or(fs) for k, fs in acc.items()})
 
 
-def range_(r: RelV) -> SetV:
-    return domain(inverse(r))
+def range_(r: RelV, tick: Tick | None = None) -> SetV:
+    return domain(inverse(r), tick)
 
 
 def _coerce(a: SetV | RelV, b: SetV | RelV) -> tuple[SetV | RelV, SetV | RelV]:
@@ -418,24 +466,24 @@ class Interpreter:
             if isinstance(a, FunV) or isinstance(b, FunV):
                 raise self._err(f"'{e.op}' applied to a function", e.pos, self._current)
             if e.op in ("|", "++"):
-                return union(a, b)
+                return union(a, b, self.tick)
             if e.op == "&":
-                return inter(a, b)
+                return inter(a, b, self.tick)
             if e.op == "\\":
-                return diff(a, b)
+                return diff(a, b, self.tick)
             if e.op == ";":
                 ra, rb = _as_rel(a), _as_rel(b)
                 if ra is None or rb is None:
                     raise self._err("';' needs two relations (write [S] for a set)", e.pos,
                                     self._current)
-                return seq(ra, rb)
+                return seq(ra, rb, self.tick)
             if e.op == "*":
                 if not isinstance(a, SetV) or not isinstance(b, SetV):
                     if not a.m or not b.m:
                         return RelV()
                     raise self._err("'*' (cartesian product) needs two sets", e.pos,
                                     self._current)
-                return cart(a, b)
+                return cart(a, b, self.tick)
         if isinstance(e, C.Unary):
             a = self._eval(e.arg, env)
             if isinstance(a, FunV):
@@ -443,8 +491,8 @@ class Interpreter:
             if e.op == "~":
                 u = env["_"]
                 if isinstance(a, SetV):
-                    return diff(u, a)
-                return diff(cart(u, u), a)
+                    return diff(u, a, self.tick)
+                return diff(cart(u, u, self.tick), a, self.tick)
             r = _as_rel(a)
             if r is None:
                 raise self._err(f"'{e.op}' needs a relation", e.pos, self._current)
@@ -453,9 +501,9 @@ class Interpreter:
             if e.op == "+":
                 return self.backend.closure(r)
             if e.op == "*":
-                return union(self.backend.closure(r), ident(env["_"]))
+                return union(self.backend.closure(r), ident(env["_"]), self.tick)
             if e.op == "?":
-                return union(r, ident(env["_"]))
+                return union(r, ident(env["_"]), self.tick)
         if isinstance(e, C.Bracket):
             a = self._eval(e.arg, env)
             if isinstance(a, RelV) and not a.m:
@@ -521,23 +569,34 @@ def _as_rel(v: Value) -> RelV | None:
     return None
 
 
-def builtin_functions(po: RelV, universe: SetV) -> dict[str, FunV]:
-    """domain, range, fencerel — the built-in functions of herd's stdlib."""
+def builtin_functions(po: RelV, universe: SetV, tick: Tick | None = None
+                      ) -> dict[str, FunV]:
+    """domain, range, fencerel — the built-in functions of herd's stdlib. ``tick``: the
+    time limit's poll, for their loops."""
 
     def fencerel(s: Value) -> RelV:
         if not isinstance(s, SetV):
             raise TypeError("fencerel needs a set")
-        return seq(inter(po, cart(universe, s)), po)  # type: ignore[arg-type]
+        # po ∩ (_ × S), then ; po: the pairs of po ending in S, without building _ × S
+        poll = tick or _nothing
+        into: dict[Pair, Formula] = {}
+        for i, ((a, b), f) in enumerate(po.m.items()):
+            if not i % TICK_EVERY:
+                poll()
+            g, u = s.m.get(b), universe.m.get(a)
+            if g is not None and u is not None:
+                into[(a, b)] = f_and(f, f_and(u, g))
+        return seq(RelV(into), po, tick)
 
     def dom(r: Value) -> SetV:
         if not isinstance(r, RelV):
             raise TypeError("domain needs a relation")
-        return domain(r)
+        return domain(r, tick)
 
     def rng(r: Value) -> SetV:
         if not isinstance(r, RelV):
             raise TypeError("range needs a relation")
-        return range_(r)
+        return range_(r, tick)
 
     return {
         "domain": FunV("domain", py=dom),

@@ -21,12 +21,31 @@ Formula: TypeAlias = "bool | z3.BoolRef"  # only ``True`` is ever stored as a Py
 Pair = tuple[int, int]
 
 
+# The connectives below call z3's C API directly: z3.And, z3.Or and z3.Not coerce each
+# argument first (its sort, Python constants), which costs several times the term
+# itself, and the engines build hundreds of thousands of these terms for a large test.
+# The arguments here are always z3 Booleans of the main context (``True`` is dropped
+# before), and z3 hash-conses terms: the result is the very term z3.And would give.
+
+
+def _mk_and(args: list[z3.BoolRef]) -> z3.BoolRef:
+    ctx = args[0].ctx
+    arr = (z3.Ast * len(args))(*(a.as_ast() for a in args))
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(args), arr), ctx)
+
+
+def _mk_or(args: list[z3.BoolRef]) -> z3.BoolRef:
+    ctx = args[0].ctx
+    arr = (z3.Ast * len(args))(*(a.as_ast() for a in args))
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(args), arr), ctx)
+
+
 def f_and(a: Formula, b: Formula) -> Formula:
     if a is True:
         return b
     if b is True:
         return a
-    return z3.And(a, b)
+    return _mk_and([a, b])  # type: ignore[list-item]
 
 
 def f_and_all(fs: Iterable[Formula]) -> Formula:
@@ -37,7 +56,7 @@ def f_and_all(fs: Iterable[Formula]) -> Formula:
         out.append(f)  # type: ignore[arg-type]
     if not out:
         return True
-    return out[0] if len(out) == 1 else z3.And(out)
+    return out[0] if len(out) == 1 else _mk_and(out)
 
 
 def f_or(fs: Iterable[Formula]) -> Formula:
@@ -48,12 +67,13 @@ def f_or(fs: Iterable[Formula]) -> Formula:
         out.append(f)  # type: ignore[arg-type]
     if not out:
         raise ValueError("f_or of nothing: absent entries must be dropped, not or-ed")
-    return out[0] if len(out) == 1 else z3.Or(out)
+    return out[0] if len(out) == 1 else _mk_or(out)
 
 
 def f_not(a: Formula) -> z3.BoolRef:
     assert a is not True
-    return z3.Not(a)
+    ctx = a.ctx  # type: ignore[union-attr]
+    return z3.BoolRef(z3.Z3_mk_not(ctx.ref(), a.as_ast()), ctx)  # type: ignore[union-attr]
 
 
 def to_z3(f: Formula | None) -> z3.BoolRef:

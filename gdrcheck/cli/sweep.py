@@ -28,7 +28,7 @@ from gdrcheck.errors import InputError
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--all", "every", is_flag=True, help="List every combination, however many.")
-@timeout_option("per query")
+@timeout_option("per test and model: the lowering, the encoding and every query")
 @unroll_option
 def sweep(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
           fmt: str, every: bool, timeout: float | None, unroll: int) -> None:

@@ -30,11 +30,15 @@ from gdrcheck.engine.graphs import is_acyclic, strongly_connected_components
 # --------------------------------------------------------------------------
 
 
-def concrete_closure(pairs: set[Pair] | dict[Pair, Formula]) -> set[Pair]:
+def concrete_closure(pairs: set[Pair] | dict[Pair, Formula],
+                     tick: Callable[[], None] | None = None) -> set[Pair]:
+    """r+ of a graph given by its edges: a search from each node (``tick``, a time
+    limit's poll, is called every few hundred steps of the searches)."""
     succ: dict[int, set[int]] = {}
     for a, b in pairs:
         succ.setdefault(a, set()).add(b)
     out: set[Pair] = set()
+    work = 0
     for start in succ:
         seen: set[int] = set()
         stack = list(succ[start])
@@ -43,7 +47,12 @@ def concrete_closure(pairs: set[Pair] | dict[Pair, Formula]) -> set[Pair]:
             if x in seen:
                 continue
             seen.add(x)
-            stack.extend(succ.get(x, ()))
+            nxt = succ.get(x, ())
+            stack.extend(nxt)
+            work += len(nxt) + 1
+            if tick is not None and work >= 256:
+                work = 0
+                tick()
         out.update((start, x) for x in seen)
     return out
 
@@ -81,6 +90,26 @@ def concrete_check(c: CheckResult) -> bool:
 # --------------------------------------------------------------------------
 
 
+def _occurring(f: z3.ExprRef, wanted: dict[int, tuple[z3.BoolRef, z3.ArithRef]]
+               ) -> list[tuple[z3.BoolRef, z3.ArithRef]]:
+    """The entries of ``wanted`` (by z3 id) whose constant occurs in ``f``, in the order
+    of ``wanted``: one walk over the term's DAG, each shared sub-term once."""
+    seen: set[int] = set()
+    found: set[int] = set()
+    stack = [f]
+    while stack:
+        e = stack.pop()
+        i = e.get_id()
+        if i in seen:
+            continue
+        seen.add(i)
+        if i in wanted:
+            found.add(i)
+        elif e.num_args():
+            stack.extend(e.children())
+    return [v for i, v in wanted.items() if i in found]
+
+
 class SymbolicBackend:
     def __init__(self, tick: Callable[[], None] | None = None) -> None:
         self.defs: list[z3.BoolRef] = []
@@ -114,9 +143,9 @@ class SymbolicBackend:
     def closure(self, r: RelV) -> RelV:
         if r.is_concrete():
             return ConcreteBackend().closure(r)
-        certain = concrete_closure({k for k, f in r.m.items() if f is True})
-        may = concrete_closure(r.m)
-        acyclic = is_acyclic(r.m)
+        certain = concrete_closure({k for k, f in r.m.items() if f is True}, self._tick)
+        may = concrete_closure(r.m, self._tick)
+        acyclic = is_acyclic(r.m, self._tick)
         t: dict[Pair, Formula] = {}
         for p in may:
             t[p] = True if p in certain else self.fresh_bool("tc")
@@ -162,18 +191,25 @@ class SymbolicBackend:
                 break
             may = [a | b for a, b in zip(may, new, strict=True)]
         # 2. one variable and one rank per may pair
+        if self._tick is not None:
+            self._tick()
         var = [{p: self.fresh_bool(f"{n}") for p in m} for n, m in zip(names, may, strict=True)]
         rnk = [{p: self.fresh_int(f"{n}_rk") for p in m} for n, m in zip(names, may, strict=True)]
         bodies = evaluate([RelV(dict(v)) for v in var])  # type: ignore[arg-type]
-        all_vars = [(var[i][p], rnk[i][p]) for i in range(len(names)) for p in may[i]]
+        # each variable's rank, by the variable's z3 id
+        ranked = {var[i][p].get_id(): (var[i][p], rnk[i][p])
+                  for i in range(len(names)) for p in may[i]}
         for i in range(len(names)):
-            for p in may[i]:
+            for j, p in enumerate(may[i]):
+                self._every(j, 1)
                 v = var[i][p]
                 f = bodies[i].m.get(p)
                 fz = to_z3(f)
                 self.defs.append(z3.Implies(fz, v))
                 r = rnk[i][p]
-                subst = [(x, z3.And(x, rx < r)) for x, rx in all_vars]
+                # x -> x & rank(x) < rank(p), for the variables of the body only (a
+                # substitution of every variable in every body was quadratic)
+                subst = [(x, z3.And(x, rx < r)) for x, rx in _occurring(fz, ranked)]
                 self.defs.append(z3.Implies(v, z3.substitute(fz, *subst) if subst else fz))
         return [RelV(dict(v)) for v in var]  # type: ignore[arg-type]
 
@@ -197,9 +233,19 @@ class SymbolicBackend:
         return self.acyclic(c.value, c.name)
 
     def acyclic(self, r: RelV, hint: str) -> z3.BoolRef:
-        conj: list[z3.BoolRef] = []
         clock: dict[int, z3.ArithRef] = {}
-        for comp in strongly_connected_components(r.m):
+        comps = list(strongly_connected_components(r.m, self._tick))
+        comp_of = {x: c for c, comp in enumerate(comps) if len(comp) > 1 for x in comp}
+        # the edges inside each component of several nodes, in one pass over the edges
+        # (not one pass per component)
+        inside: dict[int, list[tuple[Pair, Formula]]] = {}
+        for i, ((a, b), f) in enumerate(r.m.items()):
+            self._every(i, 256)
+            ca = comp_of.get(a)
+            if ca is not None and ca == comp_of.get(b):
+                inside.setdefault(ca, []).append(((a, b), f))
+        conj: list[z3.BoolRef] = []
+        for c, comp in enumerate(comps):
             if len(comp) == 1:
                 (x,) = comp
                 f = r.m.get((x, x))
@@ -208,10 +254,10 @@ class SymbolicBackend:
                 continue
             for x in comp:
                 clock[x] = self.fresh_int(f"clk_{hint}")
-            for (a, b), f in r.m.items():
-                if a in comp and b in comp:
-                    lt = clock[a] < clock[b]
-                    conj.append(lt if f is True else z3.Implies(f, lt))
+            for j, ((a, b), f) in enumerate(inside.get(c, ())):
+                self._every(j, 64)
+                lt = clock[a] < clock[b]
+                conj.append(lt if f is True else z3.Implies(f, lt))
         if not conj:
             return z3.BoolVal(True)
         return z3.And(conj)

@@ -21,7 +21,7 @@ Built-in names (herd7's plus the PTX ones):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,12 +80,33 @@ def _in_scope(scope: str | None, a: Event, b: Event) -> bool:
     return False
 
 
+TICK_EVERY = 256
+"""Entries built between two looks at the time limit."""
+
+
+def _pairs_by(ids: Iterable[int], key: Callable[[int], Hashable | None]) -> Iterator[Pair]:
+    """Every ordered pair (a, b) of ``ids`` with the same key (an event whose key is None
+    is in no pair), in the order of a scan of ``ids`` x ``ids``: one pass to group, then
+    each event's group, not a test of all |ids|^2 pairs."""
+    keys: list[tuple[int, Hashable]] = []
+    groups: dict[Hashable, list[int]] = {}
+    for i in ids:
+        k = key(i)
+        if k is not None:
+            keys.append((i, k))
+            groups.setdefault(k, []).append(i)
+    for a, k in keys:
+        for b in groups[k]:
+            yield a, b
+
+
 def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, Any]:
-    """The built-in sets and relations of ``frame``; ``tick`` is called between
-    relations (it raises when the time is up)."""
+    """The built-in sets and relations of ``frame``; ``tick`` is called every
+    :data:`TICK_EVERY` entries built (it raises when the time is up)."""
     prog = frame.program
     ex = frame.exec
     evs = [prog.events[i] for i in ex]
+    poll = tick if tick is not None else _no_tick
 
     def s(pred: Any) -> SetV:
         return SetV({e.eid: ex[e.eid] for e in evs if pred(e)})
@@ -94,9 +115,14 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
         return f_and(ex[a], ex[b])
 
     def rel(pairs: Iterable[Pair]) -> RelV:
-        if tick is not None:
-            tick()
-        return RelV({(a, b): pair(a, b) for a, b in pairs if a in ex and b in ex})
+        poll()
+        m: dict[Pair, Formula] = {}
+        for i, (a, b) in enumerate(pairs):
+            if i % TICK_EVERY == 0:
+                poll()
+            if a in ex and b in ex:
+                m[(a, b)] = pair(a, b)
+        return RelV(m)
 
     universe = s(lambda e: True)
     env: dict[str, Any] = {
@@ -108,18 +134,22 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
         "IW": s(lambda e: e.is_init),
         "FW": SetV(dict(frame.fw)),
     }
-    for tag in TAGS:
-        env[tag] = s(lambda e, t=tag: t in e.tags)
+    by_tag: dict[str, dict[int, Formula]] = {tag: {} for tag in TAGS}
+    for e in evs:
+        for t in e.tags:
+            by_tag.setdefault(t, {})[e.eid] = ex[e.eid]
+    for tag, members in by_tag.items():
+        env[tag] = SetV(members)
     # the events of CPU (host) threads: no GPU, no agent (litmus-format.md §6.3)
     env["CPU"] = s(lambda e: not e.is_init and not e.agent and e.gpu is None)
-    for tag in {t for e in evs for t in e.tags} - set(TAGS):
-        env[tag] = s(lambda e, t=tag: t in e.tags)
+    poll()
 
     # po: a is an ancestor of b on b's path; b executing implies a does.
     po: dict[Pair, Formula] = {}
     for e in evs:
         if e.is_init:
             continue
+        poll()
         for a in prog.ancestors(e.eid):
             if a in ex:
                 po[(a, e.eid)] = ex[e.eid]
@@ -127,17 +157,18 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     env["po"] = po_r
     env["rf"] = RelV(dict(frame.rf))
     env["co"] = RelV(dict(frame.co))
-    env["fr"] = seq(inverse(env["rf"]), env["co"])
+    env["fr"] = seq(inverse(env["rf"]), env["co"], tick)
     env["fso"] = RelV(dict(frame.fso))
     env["syncbar"] = RelV(dict(frame.syncbar))
 
     ids = [e.eid for e in evs]
-    same_loc = [(a, b) for a in ids for b in ids
-                if prog.events[a].loc is not None and prog.events[a].loc == prog.events[b].loc]
-    env["loc"] = rel(same_loc)
-    # same virtual address (PTX ISA §8.2): an event's vloc, or its location
-    va = {e.eid: e.vloc or e.loc for e in evs}
-    env["vloc"] = rel((a, b) for a, b in same_loc if va[a] == va[b])
+    events = prog.events
+    # same location; and same virtual address (PTX ISA §8.2): an event's vloc, or its
+    # location
+    env["loc"] = rel(_pairs_by(ids, lambda i: events[i].loc))
+    env["vloc"] = rel(_pairs_by(
+        ids, lambda i: None if events[i].loc is None
+        else (events[i].loc, events[i].vloc or events[i].loc)))
     env["aob"] = RelV({})
     env["kstart"] = RelV({})  # kernel boundaries (lower/host.py), empty without them
     env["kend"] = RelV({})
@@ -145,30 +176,32 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     for name, pairs in prog.relations.items():  # a dialect's own static relations
         env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})
-    def agent(e: Event) -> tuple[int, str]:
-        return (e.thread, e.agent)
 
-    env["int"] = rel((a, b) for a in ids for b in ids
-                     if agent(prog.events[a]) == agent(prog.events[b]))
-    env["ext"] = rel((a, b) for a in ids for b in ids
-                     if agent(prog.events[a]) != agent(prog.events[b]))
+    def agent(i: int) -> tuple[int, str]:
+        return (events[i].thread, events[i].agent)
+
+    env["int"] = rel(_pairs_by(ids, agent))
+    env["ext"] = rel((a, b) for a in ids for b in ids if agent(a) != agent(b))
     _gin_relations(prog, ids, env, rel)
     env["rmw"] = rel(prog.rmw)
     env["data"] = rel(prog.data)
     env["addr"] = rel(prog.addr)
     env["ctrl"] = rel(prog.ctrl)
-    env["scta"] = rel((a, b) for a in ids for b in ids if _same(prog, a, b, "cta"))
-    env["sgpu"] = rel((a, b) for a in ids for b in ids if _same(prog, a, b, "gpu"))
-    env["sr"] = rel(
-        (a, b) for a in ids for b in ids
-        if _in_scope(prog.events[a].scope, prog.events[a], prog.events[b])
-        and _in_scope(prog.events[b].scope, prog.events[b], prog.events[a])
-    )
+
+    def place(i: int, level: str) -> tuple[int | None, ...] | None:
+        e = events[i]
+        if e.is_init or e.gpu is None:
+            return None
+        return (e.gpu,) if level == "gpu" else (e.gpu, e.cta)
+
+    env["scta"] = rel(_pairs_by(ids, lambda i: place(i, "cta")))
+    env["sgpu"] = rel(_pairs_by(ids, lambda i: place(i, "gpu")))
+    env["sr"] = rel(_same_scope_pairs(prog, ids, poll))
 
     from gdrcheck.cat.interp import inter
 
     def restrict(r: RelV, name: str) -> RelV:
-        return inter(r, env[name])  # type: ignore[return-value]
+        return inter(r, env[name], tick)  # type: ignore[return-value]
 
     env["po-loc"] = restrict(po_r, "loc")
     env["rfe"] = restrict(env["rf"], "ext")
@@ -177,8 +210,27 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     env["coi"] = restrict(env["co"], "int")
     env["fre"] = restrict(env["fr"], "ext")
     env["fri"] = restrict(env["fr"], "int")
-    env.update(builtin_functions(po_r, universe))
+    env.update(builtin_functions(po_r, universe, tick))
     return env
+
+
+def _no_tick() -> None:
+    return None
+
+
+def _same_scope_pairs(prog: Program, ids: list[int], tick: Callable[[], None]
+                      ) -> Iterator[Pair]:
+    """sr: pairs whose scopes include each other's thread (Dartagnan's same-scope
+    relation). Only events with a scope take part."""
+    events = prog.events
+    scoped = [i for i in ids if events[i].scope in ("sys", "gpu", "cta")]
+    for a in scoped:
+        tick()
+        ea = events[a]
+        for b in scoped:
+            eb = events[b]
+            if _in_scope(ea.scope, ea, eb) and _in_scope(eb.scope, eb, ea):
+                yield a, b
 
 
 def _gin_relations(prog: Program, ids: list[int], env: dict[str, Any],
@@ -194,23 +246,14 @@ def _gin_relations(prog: Program, ids: list[int], env: dict[str, Any],
     evs = prog.events
     with_op = [i for i in ids if evs[i].op is not None]
     with_ctx = [i for i in ids if evs[i].ctx is not None]
-    env["op"] = rel((a, b) for a in with_op for b in with_op if evs[a].op == evs[b].op)
-    env["qp"] = rel((a, b) for a in with_op for b in with_op
-                    if (evs[a].rank, evs[a].ctx, evs[a].peer)
-                    == (evs[b].rank, evs[b].ctx, evs[b].peer))
-    env["sctx"] = rel((a, b) for a in with_ctx for b in with_ctx
-                      if (evs[a].rank, evs[a].ctx) == (evs[b].rank, evs[b].ctx))
-    env["speer"] = rel((a, b) for a in with_op for b in with_op
-                       if (evs[a].rank, evs[a].peer) == (evs[b].rank, evs[b].peer))
+    env["op"] = rel(_pairs_by(with_op, lambda i: evs[i].op))
+    env["qp"] = rel(_pairs_by(with_op, lambda i: (evs[i].rank, evs[i].ctx, evs[i].peer)))
+    env["sctx"] = rel(_pairs_by(with_ctx, lambda i: (evs[i].rank, evs[i].ctx)))
+    env["speer"] = rel(_pairs_by(with_op, lambda i: (evs[i].rank, evs[i].peer)))
     mems = [i for i in ids if evs[i].mem is not None]
-    gpu_evs = [i for i in ids if not evs[i].agent and evs[i].gpu is not None]
-    env["own"] = rel((a, b) for a in mems for b in gpu_evs if evs[a].mem == evs[b].gpu)
-
-
-def _same(prog: Program, a: int, b: int, level: str) -> bool:
-    ea, eb = prog.events[a], prog.events[b]
-    if ea.is_init or eb.is_init or ea.gpu is None or eb.gpu is None:
-        return False
-    if level == "gpu":
-        return ea.gpu == eb.gpu
-    return ea.gpu == eb.gpu and ea.cta == eb.cta
+    gpu_of: dict[int, list[int]] = {}
+    for i in ids:
+        g = evs[i].gpu
+        if not evs[i].agent and g is not None:
+            gpu_of.setdefault(g, []).append(i)
+    env["own"] = rel((a, b) for a in mems for b in gpu_of.get(evs[a].mem, ()))  # type: ignore[arg-type]

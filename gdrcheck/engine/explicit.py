@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from gdrcheck.cat import ast as C
@@ -24,7 +24,7 @@ from gdrcheck.cat.interp import Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV
 from gdrcheck.engine.backends import ConcreteBackend, concrete_check, concrete_closure
 from gdrcheck.engine.base import Frame, base_env
-from gdrcheck.engine.deadline import Deadline
+from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.errors import UnsupportedError
@@ -100,19 +100,27 @@ class ExplicitEngine:
         flags: set[str] = set()
         pos_w: Witness | None = None
         neg_w: Witness | None = None
-        for cand in self._candidates(prog):
-            if deadline.expired():
+        tick = deadline.tick
+        candidates = self._candidates(prog, tick)
+        while True:
+            try:
+                tick()
+                cand = next(candidates, None)
+                if cand is None:
+                    break
+                frame, full, vals = cand
+                full_d = dict(full)
+                state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
+                if test.filter is not None and not obs.eval_state(test.filter, state):
+                    continue
+                env = base_env(frame, tick)
+                ev = Interpreter(env, ConcreteBackend(), variants, path_of,
+                                 tick=tick).run(stmts)
+            except Expired:
                 res.time = time.perf_counter() - t0
                 res.verdict, res.reason = Verdict.UNKNOWN, "timeout while enumerating candidates"
                 res.positive = res.negative = None
                 return res
-            frame, full, vals = cand
-            full_d = dict(full)
-            state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
-            if test.filter is not None and not obs.eval_state(test.filter, state):
-                continue
-            env = base_env(frame)
-            ev = Interpreter(env, ConcreteBackend(), variants, path_of).run(stmts)
             failed = [c.name for c in ev.checks if not c.flag and not concrete_check(c)]
             if frame.syncbar:
                 progress = union(env["po"], RelV(dict(frame.syncbar)))
@@ -155,13 +163,17 @@ class ExplicitEngine:
 
     # -- candidates ------------------------------------------------------------
 
-    def _candidates(self, prog: Program) -> Iterator[tuple[Frame, State, dict[int, int]]]:
+    def _candidates(self, prog: Program, tick: Callable[[], None]
+                    ) -> Iterator[tuple[Frame, State, dict[int, int]]]:
+        """Every candidate execution; ``tick`` (the time limit's poll) is called for
+        each choice of paths and of rf sources, also those that yield nothing."""
         threads = range(prog.nthreads)
         per_thread = [[lf for lf in prog.leaves_of(t) if not lf.cut] for t in threads]
         init = [e.eid for e in prog.events if e.is_init]
         rmw_partner = {r: w for r, w in prog.rmw}
         count = 0
         for leaves in itertools.product(*per_thread):
+            tick()
             executed = list(init)
             for lf in leaves:
                 executed += _path_events(prog, lf)
@@ -178,6 +190,7 @@ class ExplicitEngine:
                 continue
             self._within_limit(math.prod(len(c) for c in choices), "reads-from choices")
             for srcs in itertools.product(*choices):
+                tick()
                 rf_of = {r.eid: w for r, w in zip(reads, srcs, strict=True)}
                 vals = _values(prog, rf_of)
                 if vals is None:

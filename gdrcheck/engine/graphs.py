@@ -13,7 +13,7 @@ both against networkx.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TypeVar
 
 N = TypeVar("N", bound=Hashable)
@@ -32,9 +32,17 @@ def digraph(edges: Iterable[tuple[N, N]]) -> Graph[N]:
     return adj
 
 
-def is_acyclic(edges: Iterable[tuple[N, N]]) -> bool:
-    """No cycle (a self-loop is one): Kahn's algorithm."""
+def _nothing() -> None:
+    return None
+
+
+def is_acyclic(edges: Iterable[tuple[N, N]], tick: Callable[[], None] | None = None
+               ) -> bool:
+    """No cycle (a self-loop is one): Kahn's algorithm. ``tick``: a time limit's poll,
+    called every few thousand steps."""
+    poll = tick or _nothing
     adj = digraph(edges)
+    poll()
     indegree = dict.fromkeys(adj, 0)
     for succs in adj.values():
         for b in succs:
@@ -44,6 +52,8 @@ def is_acyclic(edges: Iterable[tuple[N, N]]) -> bool:
     while ready:
         n = ready.pop()
         seen += 1
+        if not seen % 1024:
+            poll()
         for b in adj[n]:
             indegree[b] -= 1
             if indegree[b] == 0:
@@ -51,9 +61,15 @@ def is_acyclic(edges: Iterable[tuple[N, N]]) -> bool:
     return seen == len(adj)
 
 
-def strongly_connected_components(edges: Iterable[tuple[N, N]]) -> Iterator[set[N]]:
-    """The strongly connected components of the graph of ``edges``, in networkx's order."""
+def strongly_connected_components(edges: Iterable[tuple[N, N]],
+                                  tick: Callable[[], None] | None = None
+                                  ) -> Iterator[set[N]]:
+    """The strongly connected components of the graph of ``edges``, in networkx's order.
+    ``tick``: a time limit's poll, called every few thousand steps."""
+    poll = tick or _nothing
     adj = digraph(edges)
+    poll()
+    steps = 0
     preorder: dict[N, int] = {}
     lowlink: dict[N, int] = {}
     scc_found: set[N] = set()
@@ -65,6 +81,9 @@ def strongly_connected_components(edges: Iterable[tuple[N, N]]) -> Iterator[set[
             continue
         queue = [source]
         while queue:
+            steps += 1
+            if not steps % 1024:
+                poll()
             v = queue[-1]
             if v not in preorder:
                 i += 1

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,9 @@ from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Program, ReadVal
+
+TICK_EVERY = 256
+"""Iterations of a cheap inner loop between two looks at the time limit."""
 
 
 def _z3_binop(op: str, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
@@ -85,7 +88,10 @@ class Encoding:
         return _z3_binop(e.op, self.value(e.left), self.value(e.right))
 
 
-def encode_candidates(prog: Program) -> Encoding:
+def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
+                      ) -> Encoding:
+    """The candidate executions of ``prog``. ``tick`` (a deadline's) is called in every
+    loop over events, blocks and pairs of writes: it raises when the time is up."""
     cons: list[z3.BoolRef] = []
     ev = prog.events
 
@@ -99,7 +105,11 @@ def encode_candidates(prog: Program) -> Encoding:
     # end are discarded anyway), and it keeps every event after a wait "must".
     busy = {e.block for e in ev} | {b.parent for b in prog.blocks if b.parent is not None}
     dead = {lf.block for lf in prog.leaves if lf.cut} - busy
+    first_of: dict[tuple[int | None, CmpExpr | None, bool], int] = {}
+    for blk in prog.blocks:  # the first block of each (parent, condition, outcome)
+        first_of.setdefault((blk.parent, blk.cond, blk.positive), blk.bid)
     for blk in prog.blocks:
+        tick()
         if blk.parent is None:
             block_f[blk.bid] = True
             continue
@@ -107,10 +117,8 @@ def encode_candidates(prog: Program) -> Encoding:
         c = _cmp(blk.cond.op, enc.value(blk.cond.left), enc.value(blk.cond.right))
         if not blk.positive:
             c = z3.Not(c)
-        sibling = [b.bid for b in prog.blocks
-                   if b.parent == blk.parent and b.cond == blk.cond
-                   and b.positive != blk.positive and b.bid != blk.bid]
-        if sibling and sibling[0] in dead and blk.bid not in dead:
+        sibling = first_of.get((blk.parent, blk.cond, not blk.positive))
+        if sibling is not None and sibling in dead and blk.bid not in dead:
             cons.append(z3.Implies(to_z3(block_f[blk.parent]), c))
             block_f[blk.bid] = block_f[blk.parent]
             continue
@@ -133,6 +141,7 @@ def encode_candidates(prog: Program) -> Encoding:
     for r in ev:
         if r.kind != "R":
             continue
+        tick()
         cands = [w for w in writes_at.get(r.loc or "", []) if w != rmw_partner.get(r.eid)]
         if len(cands) == 1:
             rf[(cands[0], r.eid)] = exe[r.eid]
@@ -143,7 +152,9 @@ def encode_candidates(prog: Program) -> Encoding:
         if len(cands) > 1:
             cons.append(z3.Implies(to_z3(exe[r.eid]), z3.PbEq([(x, 1) for x in lits], 1)))
             cons.append(z3.Implies(z3.Not(to_z3(exe[r.eid])), z3.Not(z3.Or(lits))))
-        for w in cands:
+        for i, w in enumerate(cands):
+            if i % TICK_EVERY == 0:
+                tick()
             f = rf[(w, r.eid)]
             cons.append(z3.Implies(to_z3(f), to_z3(exe[w])))
             cons.append(z3.Implies(to_z3(f), read_val[r.eid] == enc.value(ev[w].value or 0)))
@@ -152,11 +163,16 @@ def encode_candidates(prog: Program) -> Encoding:
 
     # -- values must be well founded (herd: no value out of thin air) -------
     edges = [*rf, *prog.data]
-    if not is_acyclic(edges):
+    if not is_acyclic(edges, tick):
         clk = {n: z3.Int(f"vclk{n}") for n in digraph(edges)}
-        for a, b in rf:
+        tick()
+        for i, (a, b) in enumerate(rf):
+            if i % TICK_EVERY == 0:
+                tick()
             cons.append(z3.Implies(to_z3(rf[(a, b)]), clk[a] < clk[b]))
-        for a, b in prog.data:
+        for i, (a, b) in enumerate(prog.data):
+            if i % TICK_EVERY == 0:
+                tick()
             cons.append(z3.Implies(to_z3(exe[b]), clk[a] < clk[b]))
 
     # -- co: one integer position per write, init writes first ---------------
@@ -165,6 +181,7 @@ def encode_candidates(prog: Program) -> Encoding:
     fw: dict[int, Formula] = {}
     final_mem: dict[str, z3.ArithRef] = {}
     for loc, ws in writes_at.items():
+        tick()
         real = [w for w in ws if not ev[w].is_init]
         for w in ws:
             co_pos[w] = 0 if ev[w].is_init else z3.Int(f"co{w}")
@@ -172,7 +189,9 @@ def encode_candidates(prog: Program) -> Encoding:
             cons.append(z3.Distinct([co_pos[w] for w in real]))  # type: ignore[misc]
         for w in real:
             cons.append(co_pos[w] >= 1)  # type: ignore[operator]
-        for a, b in itertools.permutations(ws, 2):
+        for i, (a, b) in enumerate(itertools.permutations(ws, 2)):
+            if i % TICK_EVERY == 0:
+                tick()
             if ev[b].is_init:
                 continue
             if ev[a].is_init:
@@ -182,6 +201,7 @@ def encode_candidates(prog: Program) -> Encoding:
         fin = z3.Int(f"final_{loc}")
         final_mem[loc] = fin
         for w in ws:
+            tick()
             later = [to_z3(co[(w, o)]) for o in ws if (w, o) in co]
             last = f_and(exe[w], z3.Not(z3.Or(later)) if later else True)
             fw[w] = last
@@ -197,11 +217,13 @@ def encode_candidates(prog: Program) -> Encoding:
     fso_clock = {f: z3.Int(f"fsc{f}") for f in scf}
     if len(scf) > 1:
         cons.append(z3.Distinct([fso_clock[f] for f in scf]))
-    for a, b in itertools.permutations(scf, 2):
+    for i, (a, b) in enumerate(itertools.permutations(scf, 2)):
+        if i % TICK_EVERY == 0:
+            tick()
         fso[(a, b)] = f_and_all([exe[a], exe[b], fso_clock[a] < fso_clock[b]])
 
     # -- barriers ------------------------------------------------------------
-    syncbar = _barriers(prog, enc, exe, cons)
+    syncbar = _barriers(prog, enc, exe, cons, tick)
 
     enc.frame = Frame(prog, exe, rf, co, fw, fso, syncbar)
     enc.final_mem = final_mem
@@ -215,6 +237,7 @@ def encode_candidates(prog: Program) -> Encoding:
         for reg in regs:
             term: z3.ArithRef | None = None
             for lf in leaves:
+                tick()
                 val = enc.value(dict(lf.regs).get(reg, 0))
                 term = val if term is None else z3.If(to_z3(block_f[lf.block]), val, term)
             assert term is not None
@@ -238,7 +261,7 @@ def _same_barrier(enc: Encoding, x: int, y: int) -> z3.BoolRef | bool:
 
 
 def _barriers(prog: Program, enc: Encoding, exe: dict[int, Formula],
-              cons: list[z3.BoolRef]) -> dict[Pair, Formula]:
+              cons: list[z3.BoolRef], tick: Callable[[], None]) -> dict[Pair, Formula]:
     """syncbar: the arrivals each barrier wait waits for (docs/ptx-barriers.md)."""
     ev = prog.events
     arrivals = [e for e in ev if "ARRIVE" in e.tags]
@@ -249,6 +272,7 @@ def _barriers(prog: Program, enc: Encoding, exe: dict[int, Formula],
     # (the k-th use of a barrier by one thread meets the k-th use by the others)
     gen: dict[int, z3.ArithRef] = {}
     for x in arrivals:
+        tick()
         earlier = [p for p in prog.ancestors(x.eid) if "ARRIVE" in ev[p].tags]
         terms = []
         for p in earlier:
@@ -266,9 +290,12 @@ def _barriers(prog: Program, enc: Encoding, exe: dict[int, Formula],
             return ids if gx.as_long() == gy.as_long() else False  # type: ignore[attr-defined]
         return to_z3(f_and(ids, gx == gy))
 
-    same = {(x.eid, y.eid): same_gen(x.eid, y.eid)
-            for x in arrivals for y in arrivals
-            if x.gpu == y.gpu and x.cta == y.cta}
+    same: dict[Pair, z3.BoolRef | bool] = {}
+    for x in arrivals:
+        tick()
+        for y in arrivals:
+            if x.gpu == y.gpu and x.cta == y.cta:
+                same[(x.eid, y.eid)] = same_gen(x.eid, y.eid)
     quorum = any(w.quorum is not None for w in waits)
     pos = {a.eid: z3.Int(f"arr{a.eid}") for a in arrivals} if quorum else {}
     if quorum and len(arrivals) > 1:
@@ -282,6 +309,7 @@ def _barriers(prog: Program, enc: Encoding, exe: dict[int, Formula],
             count = z3.Sum([z3.If(to_z3(f_and(exe[a], same[(a, own)])), 1, 0) for a in peers])
             cons.append(z3.Implies(to_z3(exe[w.eid]), count >= w.quorum))
         for a in arrivals:
+            tick()
             if a.thread == w.thread or (a.eid, own) not in same:
                 continue
             s = same[(a.eid, own)]
@@ -334,7 +362,7 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     under its guard. Raises :class:`~gdrcheck.engine.deadline.Expired` when
     ``deadline`` passes (it is looked at between steps: each cat statement, each
     fixpoint round, each check)."""
-    enc = encode_candidates(prog)
+    enc = encode_candidates(prog, deadline.tick)
     deadline.tick()
     backend = SymbolicBackend(deadline.tick)
     env = base_env(enc.frame, deadline.tick)

@@ -46,11 +46,15 @@ def _prop_terms(p: A.Prop) -> Iterator[A.Term]:
         yield from _prop_terms(p.arg)
 
 
-def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
+def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
+          tick: Callable[[], None] | None = None) -> Program:
+    """The program of ``test``. ``tick`` is called now and then while the threads are
+    lowered (a check's time limit: whatever it raises when the time is up goes through
+    unchanged; the number of paths of a thread is exponential in its branches)."""
     if unroll < 1:
         raise UnsupportedError("the unroll bound must be at least 1")
     if test.arch == "GIN":
-        return _lower_gin(test, unroll)
+        return _lower_gin(test, unroll, tick)
     b = ProgramBuilder()
     memory = ptx.Memory.of(test) if test.arch == "PTX" else None
 
@@ -131,7 +135,8 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
                     err.pos = ins.pos
                 raise err.with_context(test.path, test.source) from None
 
-        build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll)
+        build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll,
+                     tick)
 
     return _program(test, b, locations, init_values, unroll, cond_names)
 
@@ -249,7 +254,7 @@ def _world(test: A.Test) -> World:
                  frozenset(hosts), frozenset(strict), only_on, windows, test.path, test.source)
 
 
-def _lower_gin(test: A.Test, unroll: int) -> Program:
+def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None) -> Program:
     world = _world(test)
     # shared memory (one copy per CTA of each rank) and mbarriers, litmus-format.md §6.1
     memory = ptx.Memory.of_gin(test)
@@ -312,7 +317,7 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
-                     unroll)
+                     unroll, tick)
 
     host.kernel_boundaries(b, host_state)
 

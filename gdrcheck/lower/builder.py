@@ -222,6 +222,10 @@ class PathState:
         return yes, no
 
 
+TICK_EVERY = 64
+"""Instructions lowered between two looks at the time limit."""
+
+
 Step = Callable[[PathState, object], Iterator[PathState]]
 """A dialect's lowering of one instruction: yields the successor states
 (one, or two after a fork); each successor's ``pc`` must already be set."""
@@ -235,12 +239,21 @@ def build_thread(
     step: Callable[[PathState], Iterator[PathState]],
     init_regs: dict[str, Expr],
     unroll: int,
+    tick: Callable[[], None] | None = None,
 ) -> None:
-    """Explore every path of one thread, appending events, blocks and leaves."""
+    """Explore every path of one thread, appending events, blocks and leaves.
+
+    The number of paths is exponential in the branches of the thread: ``tick`` (the
+    check's time limit: it raises when the time is up) is called every
+    :data:`TICK_EVERY` instructions lowered."""
     root = builder.new_block(thread, None, None, True)
     start = PathState(builder, thread, place, 0, dict(init_regs), root, None, frozenset(), {})
     stack = [start]
+    steps = 0
     while stack:
+        steps += 1
+        if tick is not None and steps % TICK_EVERY == 0:
+            tick()
         st = stack.pop()
         if st.pc >= n_instrs:
             builder.leaves.append(Leaf(thread, st.block, tuple(sorted(st.regs.items())), False))
