@@ -66,7 +66,7 @@ def explain_vacuity(test: A.Test, loaded: LoadedModel, chosen: frozenset[str],
     if not waits:
         return out
     relaxed = prog.with_waits_relaxed()
-    q = build_query(relaxed, loaded.stmts, chosen, test, loaded.path_of)
+    q = build_query(relaxed, loaded.stmts, chosen, test, loaded.path_of, prune=True)
     s = query_solver(q, options.timeout)
     lits = list(q.axiom_lits.values())
     blocks = q.enc.blocks
