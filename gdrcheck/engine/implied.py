@@ -55,6 +55,8 @@ class Facts:
     (transitively closed)."""
     no_rf: frozenset[Pair] = frozenset()
     """(w, r): rf(w, r) in no consistent execution."""
+    chain: frozenset[Pair] = frozenset()
+    """The pairs of :attr:`co` between consecutive writes (their closure is ``co``)."""
     axioms: tuple[str, ...] = ()
     """The checks these follow from."""
 
@@ -464,4 +466,4 @@ def implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[st
                     used.append(name)
     if not known and not no_rf:
         return NO_FACTS
-    return Facts(known, frozenset(no_rf), tuple(used))
+    return Facts(known, frozenset(no_rf), frozenset(forced), tuple(used))
