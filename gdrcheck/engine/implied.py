@@ -291,8 +291,9 @@ class _Prover:
                     return q(e.left, env, a, True) and q(e.right, env, b, True)
                 return q(e.left, env, a, False) or q(e.right, env, b, False)
             if op == ";":
-                if not must:
-                    return False
+                if not must:  # no event between them: for each, one side never holds
+                    return all(q(e.left, env, (a, c), False) or q(e.right, env, (c, b), False)
+                               for c in range(len(self.prog.events)))
                 return any(q(e.left, env, (a, c), True) and q(e.right, env, (c, b), True)
                            for c in self._through(a, b))
             return False
