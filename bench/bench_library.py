@@ -1,6 +1,6 @@
 """Library benchmark: the whole litmus/ library under every model that accepts each test.
 
-    python bench/bench_library.py [--engine smt] [--json out.json] [DIR...]
+    python bench/bench_library.py [--engine smt|explicit|auto] [--json out.json] [DIR...]
 
 Reports
 - the total time, and per family directory the number of runs and their time;
@@ -62,7 +62,7 @@ def timed(test: A.Test, model: str, engine: str) -> tuple[float, str]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("dirs", nargs="*", type=Path, default=[ROOT / "litmus"])
-    ap.add_argument("--engine", default="smt", choices=("smt", "explicit"))
+    ap.add_argument("--engine", default="smt", choices=("smt", "explicit", "auto"))
     ap.add_argument("--json", type=Path, help="Also write the figures here.")
     args = ap.parse_args()
     console = Console(highlight=False)

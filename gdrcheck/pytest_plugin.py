@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # gdrcheck.analysis.options.ENGINES, repeated so that loading the plugin (in every pytest
 # session of an environment where gdrcheck is installed) imports nothing of gdrcheck's
 # layers (a test checks that the two agree)
-ENGINES = ("smt", "explicit")
+ENGINES = ("smt", "explicit", "auto")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,7 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Extra directory to search for cat models (repeatable).")
     parser.addini("gdrcheck_litmus", "Collect the .litmus files of directories as tests.",
                   type="bool", default=False)
-    parser.addini("gdrcheck_engine", "Engine for the litmus tests (smt or explicit).",
+    parser.addini("gdrcheck_engine", "Engine for the litmus tests (smt, explicit or auto).",
                   default="smt")
     parser.addini("gdrcheck_timeout", "Solver timeout per litmus test and model (s).",
                   default="")

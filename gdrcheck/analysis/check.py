@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gdrcheck.analysis.models import ModelSpec, check_model_names, get_model
-from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
+from gdrcheck.analysis.options import AUTO_EXPLICIT_BOUND, DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import FEATURES, LoadedModel
 from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.result import Result, Verdict
@@ -88,7 +88,12 @@ def check_test(
                       Verdict.UNKNOWN, None, None, time=deadline.elapsed(),
                       reason="timeout while lowering")
     eng: SmtEngine | ExplicitEngine
-    if options.engine == "explicit":  # each engine's module is imported when it runs
+    engine = options.engine
+    if engine == "auto":  # the portfolio: the enumerator for a tiny candidate space
+        from gdrcheck.engine.explicit import candidate_bound
+
+        engine = "explicit" if candidate_bound(prog) <= AUTO_EXPLICIT_BOUND else "smt"
+    if engine == "explicit":  # each engine's module is imported when it runs
         from gdrcheck.engine.explicit import ExplicitEngine
 
         eng = ExplicitEngine(options.timeout)

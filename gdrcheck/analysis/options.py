@@ -15,9 +15,16 @@ from typing import Any
 from gdrcheck.errors import InputError
 from gdrcheck.lower import DEFAULT_UNROLL
 
-ENGINES = ("smt", "explicit")
+ENGINES = ("smt", "explicit", "auto")
 """``smt``: z3 over the may/must relation analysis; ``explicit``: herd7's method, every
-candidate execution evaluated concretely."""
+candidate execution evaluated concretely; ``auto``: a portfolio, the explicit engine for a
+test with at most :data:`AUTO_EXPLICIT_BOUND` candidate executions (counted before
+enumerating, gdrcheck.engine.explicit.candidate_bound), z3 for the others."""
+
+AUTO_EXPLICIT_BOUND = 32
+"""Below this many candidates the enumerator answers faster than building a z3 query
+(docs/performance.md, "Small tests": on the library's GIN tests, 1-15 ms against 6-27 ms
+up to 32 candidates; at 48 and 512 they are even)."""
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def explain_vacuity(test: A.Test, loaded: LoadedModel, chosen: frozenset[str],
             return out
         relaxed = prog.with_waits_relaxed()
         q = build_query(relaxed, loaded.stmts, chosen, test, loaded.path_of,
-                        deadline=deadline)
+                        deadline=deadline, prune=True)
     except Expired:
         return Vacuity(unknown=True)
     s = query_solver(q)

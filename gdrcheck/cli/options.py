@@ -27,7 +27,8 @@ EXIT_CODES = ("Exit codes: 0 every test ran and met its Expect= and Liveness= en
 def engine_option(f: F) -> F:
     return click.option("--engine", type=click.Choice(ENGINES), default="smt",
                         show_default=True, help="smt: z3 over the relation analysis; "
-                        "explicit: every candidate execution (herd7's method).")(f)
+                        "explicit: every candidate execution (herd7's method); auto: "
+                        "explicit for tiny tests (at most 32 candidates), else smt.")(f)
 
 
 def timeout_option(what: str = "per test and model, encoding and every solver call "

@@ -100,11 +100,44 @@ def _pairs_by(ids: Iterable[int], key: Callable[[int], Hashable | None]) -> Iter
             yield a, b
 
 
-def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, Any]:
-    """The built-in sets and relations of ``frame``; ``tick`` is called every
-    :data:`TICK_EVERY` entries built (it raises when the time is up)."""
-    prog = frame.program
-    ex = frame.exec
+CANDIDATE_NAMES = frozenset({"rf", "co", "fr", "fso", "syncbar", "FW", "rfe", "rfi", "coe",
+                             "coi", "fre", "fri"})
+"""The built-in names that depend on the candidate relations (the others are static:
+fixed by the program and by which events execute)."""
+
+
+def base_env(frame: Frame, tick: Callable[[], None] | None = None,
+             static: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The built-in sets and relations of ``frame``; ``tick`` is called between
+    relations (it raises when the time is up). ``static``: :func:`static_env` of the
+    frame's program and execution formulas, when already computed."""
+    env = dict(static) if static is not None else static_env(frame.program, frame.exec, tick)
+    env["FW"] = SetV(dict(frame.fw))
+    env["rf"] = RelV(dict(frame.rf))
+    env["co"] = RelV(dict(frame.co))
+    env["fr"] = seq(inverse(env["rf"]), env["co"], tick)
+    env["fso"] = RelV(dict(frame.fso))
+    env["syncbar"] = RelV(dict(frame.syncbar))
+
+    from gdrcheck.cat.interp import inter
+
+    def restrict(r: RelV, name: str) -> RelV:
+        return inter(r, env[name], tick)  # type: ignore[return-value]
+
+    env["rfe"] = restrict(env["rf"], "ext")
+    env["rfi"] = restrict(env["rf"], "int")
+    env["coe"] = restrict(env["co"], "ext")
+    env["coi"] = restrict(env["co"], "int")
+    env["fre"] = restrict(env["fr"], "ext")
+    env["fri"] = restrict(env["fr"], "int")
+    return env
+
+
+def static_env(prog: Program, ex: dict[int, Formula],
+               tick: Callable[[], None] | None = None) -> dict[str, Any]:
+    """The built-in sets and relations that do not depend on the candidate relations
+    (every name but :data:`CANDIDATE_NAMES`), for the events that may execute (``ex``:
+    event -> when). An entry of a pair holds whenever both its events execute."""
     evs = [prog.events[i] for i in ex]
     poll = tick if tick is not None else _no_tick
 
@@ -132,7 +165,6 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
         "F": s(lambda e: e.kind == "F"),
         "M": s(lambda e: e.kind in ("R", "W")),
         "IW": s(lambda e: e.is_init),
-        "FW": SetV(dict(frame.fw)),
     }
     by_tag: dict[str, dict[int, Formula]] = {tag: {} for tag in TAGS}
     for e in evs:
@@ -155,11 +187,6 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
                 po[(a, e.eid)] = ex[e.eid]
     po_r = RelV(po)
     env["po"] = po_r
-    env["rf"] = RelV(dict(frame.rf))
-    env["co"] = RelV(dict(frame.co))
-    env["fr"] = seq(inverse(env["rf"]), env["co"], tick)
-    env["fso"] = RelV(dict(frame.fso))
-    env["syncbar"] = RelV(dict(frame.syncbar))
 
     ids = [e.eid for e in evs]
     events = prog.events
@@ -204,12 +231,6 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
         return inter(r, env[name], tick)  # type: ignore[return-value]
 
     env["po-loc"] = restrict(po_r, "loc")
-    env["rfe"] = restrict(env["rf"], "ext")
-    env["rfi"] = restrict(env["rf"], "int")
-    env["coe"] = restrict(env["co"], "ext")
-    env["coi"] = restrict(env["co"], "int")
-    env["fre"] = restrict(env["fr"], "ext")
-    env["fri"] = restrict(env["fr"], "int")
     env.update(builtin_functions(po_r, universe, tick))
     return env
 

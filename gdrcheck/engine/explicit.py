@@ -23,7 +23,7 @@ from gdrcheck.cat import ast as C
 from gdrcheck.cat.interp import Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV
 from gdrcheck.engine.backends import ConcreteBackend, concrete_check, concrete_closure
-from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.engine.base import Frame, base_env, static_env
 from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
@@ -101,6 +101,8 @@ class ExplicitEngine:
         pos_w: Witness | None = None
         neg_w: Witness | None = None
         tick = deadline.tick
+        # the static built-ins of the current path choice (its exec dict, kept alive)
+        static: tuple[dict[int, Formula], dict[str, Any]] | None = None
         candidates = self._candidates(prog, tick)
         while True:
             try:
@@ -113,7 +115,9 @@ class ExplicitEngine:
                 state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
                 if test.filter is not None and not obs.eval_state(test.filter, state):
                     continue
-                env = base_env(frame, tick)
+                if static is None or static[0] is not frame.exec:
+                    static = (frame.exec, static_env(prog, frame.exec, tick))
+                env = base_env(frame, tick, static=static[1])
                 ev = Interpreter(env, ConcreteBackend(), variants, path_of,
                                  tick=tick).run(stmts)
             except Expired:
@@ -178,6 +182,7 @@ class ExplicitEngine:
             for lf in leaves:
                 executed += _path_events(prog, lf)
             exset = set(executed)
+            exe: dict[int, Formula] = dict.fromkeys(exset, True)  # shared by the path's candidates
             evs = [prog.events[i] for i in executed]
             reads = [e for e in evs if e.kind == "R"]
             writes_at: dict[str, list[int]] = {}
@@ -197,17 +202,16 @@ class ExplicitEngine:
                     continue
                 if not _paths_agree(prog, leaves, vals):
                     continue
-                yield from self._orders(prog, leaves, exset, evs, writes_at, rf_of, vals)
+                yield from self._orders(prog, leaves, exe, evs, writes_at, rf_of, vals)
                 count += 1
                 if count > self.limit:
                     raise UnsupportedError(
                         f"more than {self.limit} candidate executions: too many for the "
                         "explicit engine (use --engine smt)")
 
-    def _orders(self, prog: Program, leaves: tuple[Leaf, ...], exset: set[int],
+    def _orders(self, prog: Program, leaves: tuple[Leaf, ...], exe: dict[int, Formula],
                 evs: list[Event], writes_at: dict[str, list[int]], rf_of: dict[int, int],
                 vals: dict[int, int]) -> Iterator[tuple[Frame, State, dict[int, int]]]:
-        exe: dict[int, Formula] = dict.fromkeys(exset, True)
         rf: dict[Pair, Formula] = {(w, r): True for r, w in rf_of.items()}
         co_choices = []
         locs = list(writes_at)
@@ -361,3 +365,26 @@ def _witness(prog: Program, frame: Frame, vals: dict[int, int], state: State) ->
     return Witness(events, sorted(frame.rf), co, state,
                    {k: sorted(v) for k, v in (("fso", frame.fso), ("syncbar", frame.syncbar))
                     if v})
+
+
+def candidate_bound(prog: Program) -> int:
+    """An upper bound of the candidate executions the enumerator visits for ``prog``
+    (paths x rf sources x coherence orders x Fence-SC orders x arrival orders), counted
+    without enumerating: the portfolio (``--engine auto``) takes this engine below a
+    bound."""
+    paths = math.prod(max(1, sum(1 for lf in prog.leaves_of(t) if not lf.cut))
+                      for t in range(prog.nthreads))
+    rmw_partner = dict(prog.rmw)
+    writes_at: dict[str, list[int]] = {}
+    for e in prog.events:
+        if e.kind == "W" and e.loc is not None:
+            writes_at.setdefault(e.loc, []).append(e.eid)
+    rf = math.prod(max(1, sum(1 for w in writes_at.get(e.loc or "", [])
+                              if w != rmw_partner.get(e.eid)))
+                   for e in prog.events if e.kind == "R")
+    co = math.prod(math.factorial(sum(1 for w in ws if not prog.events[w].is_init))
+                   for ws in writes_at.values())
+    fso = math.factorial(sum(1 for e in prog.events if e.kind == "F" and "SC" in e.tags))
+    arrivals = sum(1 for e in prog.events if "ARRIVE" in e.tags)
+    bars = math.factorial(arrivals) if any(e.quorum is not None for e in prog.events) else 1
+    return paths * rf * co * fso * bars

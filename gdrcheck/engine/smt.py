@@ -26,9 +26,10 @@ from gdrcheck.cat import ast as C
 from gdrcheck.cat.interp import CheckResult, Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
-from gdrcheck.engine.base import Frame, base_env
+from gdrcheck.engine.base import Frame, base_env, static_env
 from gdrcheck.engine.deadline import NO_DEADLINE, Deadline, Expired
 from gdrcheck.engine.graphs import digraph, is_acyclic
+from gdrcheck.engine.implied import NO_FACTS, Facts, implied_facts
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
@@ -78,6 +79,10 @@ class Encoding:
     fso_clock: dict[int, z3.ArithRef]
     blocks: dict[int, Formula] = field(default_factory=dict)
     """Block id -> when the block runs."""
+    static: dict[str, Any] = field(default_factory=dict)
+    """The static built-in names (gdrcheck/engine/base.py, static_env)."""
+    facts: Facts = NO_FACTS
+    """What the model's axioms fix before the encoding (gdrcheck/engine/implied.py)."""
 
     def value(self, e: Expr) -> z3.ArithRef:
         if isinstance(e, int):
@@ -88,10 +93,13 @@ class Encoding:
         return _z3_binop(e.op, self.value(e.left), self.value(e.right))
 
 
-def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
-                      ) -> Encoding:
-    """The candidate executions of ``prog``. ``tick`` (a deadline's) is called in every
-    loop over events, blocks and pairs of writes: it raises when the time is up."""
+def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[str]] | None = None,
+                      tick: Callable[[], None] = NO_DEADLINE.tick) -> Encoding:
+    """The candidate executions of ``prog``. With ``model`` (its statements and the
+    variants on), the candidates that the model's acyclicity axioms rule out by a cycle
+    of two edges with po-loc are left out (gdrcheck/engine/implied.py): the consistent
+    executions, and so every verdict, stay the same. ``tick`` (a deadline's) is called in
+    every loop over events, blocks and pairs of writes: it raises when the time is up."""
     cons: list[z3.BoolRef] = []
     ev = prog.events
 
@@ -130,6 +138,11 @@ def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
             cons.append(z3.Not(to_z3(block_f[leaf.block])))
     exe: dict[int, Formula] = {e.eid: block_f[e.block] for e in ev}
     enc.blocks = block_f
+    enc.static = static_env(prog, exe, tick)
+    facts = NO_FACTS
+    if model is not None:
+        facts = implied_facts(prog, model[0], model[1], enc.static)
+    enc.facts = facts
 
     # -- rf ----------------------------------------------------------------
     rmw_partner = {r: w for r, w in prog.rmw}
@@ -142,7 +155,8 @@ def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
         if r.kind != "R":
             continue
         tick()
-        cands = [w for w in writes_at.get(r.loc or "", []) if w != rmw_partner.get(r.eid)]
+        cands = [w for w in writes_at.get(r.loc or "", [])
+                 if w != rmw_partner.get(r.eid) and (w, r.eid) not in facts.no_rf]
         if len(cands) == 1:
             rf[(cands[0], r.eid)] = exe[r.eid]
         else:
@@ -192,16 +206,24 @@ def encode_candidates(prog: Program, tick: Callable[[], None] = NO_DEADLINE.tick
         for i, (a, b) in enumerate(itertools.permutations(ws, 2)):
             if i % TICK_EVERY == 0:
                 tick()
-            if ev[b].is_init:
+            if ev[b].is_init or (b, a) in facts.co:
                 continue
             if ev[a].is_init:
                 co[(a, b)] = exe[b]
+            elif (a, b) in facts.co:  # fixed by po-loc (implied.py)
+                both = f_and(exe[a], exe[b])
+                co[(a, b)] = both
+                if (a, b) in facts.chain:  # the others follow by transitivity
+                    lt = co_pos[a] < co_pos[b]  # type: ignore[operator]
+                    cons.append(lt if both is True else z3.Implies(to_z3(both), lt))
             else:
                 co[(a, b)] = f_and_all([exe[a], exe[b], co_pos[a] < co_pos[b]])  # type: ignore[operator, list-item]
         fin = z3.Int(f"final_{loc}")
         final_mem[loc] = fin
         for w in ws:
             tick()
+            if any(co.get((w, o)) is True for o in ws):
+                continue  # never the last write
             later = [to_z3(co[(w, o)]) for o in ws if (w, o) in co]
             last = f_and(exe[w], z3.Not(z3.Or(later)) if later else True)
             fw[w] = last
@@ -355,17 +377,21 @@ class Query:
 def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
                 test: A.Test, path_of: Any = None,
                 variant_vars: dict[str, z3.BoolRef] | None = None,
-                deadline: Deadline = NO_DEADLINE) -> Query:
+                deadline: Deadline = NO_DEADLINE, prune: bool = False) -> Query:
     """Encode ``test`` under the model ``stmts``. ``variant_vars`` (gdrcheck sweep)
     leaves those variants free: z3 Booleans instead of fixed choices (the cat
     interpreter's symbolic-variant mode); a check inside an ``if`` then applies only
     under its guard. Raises :class:`~gdrcheck.engine.deadline.Expired` when
     ``deadline`` passes (it is looked at between steps: each cat statement, each
-    fixpoint round, each check)."""
-    enc = encode_candidates(prog, deadline.tick)
+    fixpoint round, each check). ``prune``: leave out the candidates that the model's
+    acyclicity axioms rule out at once (:func:`encode_candidates`); not with
+    ``variant_vars``, and not where every candidate matters (explain looks for
+    candidates that fail each axiom)."""
+    model = (stmts, variants) if prune and variant_vars is None else None
+    enc = encode_candidates(prog, model, deadline.tick)
     deadline.tick()
     backend = SymbolicBackend(deadline.tick)
-    env = base_env(enc.frame, deadline.tick)
+    env = base_env(enc.frame, deadline.tick, enc.static)
     deadline.tick()
     ev = Interpreter(env, backend, variants, path_of, symbolic_variants=variant_vars,
                      tick=deadline.tick).run(stmts)
@@ -413,8 +439,11 @@ def query_solver(q: Query, timeout: float | None = None) -> z3.Solver:
 class SmtEngine:
     name = "smt"
 
-    def __init__(self, timeout: float | None = None) -> None:
+    def __init__(self, timeout: float | None = None, prune: bool = True) -> None:
         self.timeout = timeout
+        self.prune = prune
+        """Leave out the candidates the model's acyclicity axioms rule out at once
+        (gdrcheck/engine/implied.py); off only to measure what that saves."""
 
     def run(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
             test: A.Test, model_name: str, states: bool = False, path_of: Any = None,
@@ -435,7 +464,8 @@ class SmtEngine:
 
         try:
             deadline.tick()
-            q = build_query(prog, stmts, variants, test, path_of, deadline=deadline)
+            q = build_query(prog, stmts, variants, test, path_of, deadline=deadline,
+                            prune=self.prune)
         except Expired:
             return finish("timeout while encoding")
         s = query_solver(q)
@@ -500,7 +530,10 @@ class SmtEngine:
 
     def _core(self, s: z3.Solver, q: Query) -> list[str]:
         core = {str(x) for x in s.unsat_core()}
-        return [name for name, lit in q.axiom_lits.items() if str(lit) in core]
+        # the axioms that left candidates out of the encoding rule those out too
+        pruned = set(q.enc.facts.axioms)
+        return [name for name, lit in q.axiom_lits.items()
+                if str(lit) in core or name.split("#")[0] in pruned]
 
     def enumerate_states(self, q: Query, s: z3.Solver, lits: list[z3.BoolRef],
                          deadline: Deadline = NO_DEADLINE) -> list[State] | None:

@@ -14,6 +14,12 @@ directly.
   signal on the same context; the receiver waits for the n signals and reads every
   word (exists: some word is still 0); one signal per sender, as DeepEP's per-source
   tail counters;
+- ``gin-fan-in-shared-n[xk]``: the same senders all bumping ONE shared signal (a chain
+  of n NIC read-modify-writes on one word); the receiver waits for the count n, then
+  reads every word (exists: some word is still 0). Forbidden under the GIN models: each
+  sender's strong signal follows its puts (R-GIN-3) and the wait that reads the count n
+  observes every increment of the chain (the release sequence through read-modify-writes,
+  ptx-defs.cat "observation");
 - ``gin-fan-out-n[xk]``: one sender puts k words to each of n receivers, each with a
   strong signal; each receiver waits and reads;
 - ``gin-barrier-n``: n ranks, rank i puts to rank i+1 (mod n), then a GIN barrier at
@@ -28,8 +34,8 @@ from __future__ import annotations
 from gdrcheck.errors import InputError
 from gdrcheck.gen.cycles import build_cycle
 
-FAMILIES = ("SB", "LB", "IRIW", "MP-chain", "ISA2", "gin-fan-in", "gin-fan-out", "gin-ring",
-            "gin-barrier")
+FAMILIES = ("SB", "LB", "IRIW", "MP-chain", "ISA2", "gin-fan-in", "gin-fan-in-shared",
+            "gin-fan-out", "gin-ring", "gin-barrier")
 
 
 def family(name: str, size: int, dialect: str = "x86", width: int = 1) -> tuple[str, str]:
@@ -57,6 +63,8 @@ def family(name: str, size: int, dialect: str = "x86", width: int = 1) -> tuple[
         return tname, f"{first.split()[0]} {tname}\n{rest}"
     if name == "gin-fan-in":
         return _fan_in(size, width)
+    if name == "gin-fan-in-shared":
+        return _fan_in(size, width, shared=True)
     if name == "gin-fan-out":
         return _fan_out(size, width)
     if name == "gin-ring":
@@ -78,23 +86,31 @@ def _text(name: str, doc: str, init: str, headers: list[str], cols: list[list[st
         f"\nexists ({cond})\n"
 
 
-def _fan_in(n: int, k: int) -> tuple[str, str]:
-    name = f"gin-fan-in-{n}x{k}"
+def _fan_in(n: int, k: int, shared: bool = False) -> tuple[str, str]:
+    name = f"gin-fan-in-{'shared-' if shared else ''}{n}x{k}"
     recv = 0
     words = [f"d{i}_{j}" for i in range(1, n + 1) for j in range(k)]
+    signals = ["S"] if shared else [f"S{i}" for i in range(1, n + 1)]
     init = " ".join(f"{w}@{recv} = 0;" for w in words) + "".join(
         f" s@{i} = {i};" for i in range(1, n + 1)) + "".join(
-        f" S{i} : signal;" for i in range(1, n + 1))
+        f" {sig} : signal;" for sig in signals)
     headers = [f"P0@cta 0,gpu {recv},node {recv}"] + [
         f"P{i}@cta 0,gpu {i},node {i}" for i in range(1, n + 1)]
-    reader = [f"gin.wait_signal S{i}, 1" for i in range(1, n + 1)] + [
-        f"ld.relaxed.sys r{j}, {w}" for j, w in enumerate(words)]
+    waits = ([f"gin.wait_signal S, {n}"] if shared
+             else [f"gin.wait_signal S{i}, 1" for i in range(1, n + 1)])
+    reader = waits + [f"ld.relaxed.sys r{j}, {w}" for j, w in enumerate(words)]
     senders = [[f"gin.put c0, d{i}_{j}@{recv}, s" for j in range(k)]
-               + [f"gin.signal c0, S{i}@{recv}"] for i in range(1, n + 1)]
+               + [f"gin.signal c0, {'S' if shared else f'S{i}'}@{recv}"]
+               for i in range(1, n + 1)]
     cond = " \\/ ".join(f"0:r{j} = 0" for j in range(len(words)))
-    doc = (f"{n} ranks x {k} puts into one receiver, each sender then raising its own "
-           "strong signal on the same context (R-GIN-3): once every signal is seen, every "
-           "word is there")
+    if shared:
+        doc = (f"{n} ranks x {k} puts into one receiver, each sender then bumping ONE "
+               "shared strong signal on the same context (R-GIN-3); the receiver waits for "
+               f"the count {n}: once it is seen, every word is there")
+    else:
+        doc = (f"{n} ranks x {k} puts into one receiver, each sender then raising its own "
+               "strong signal on the same context (R-GIN-3): once every signal is seen, "
+               "every word is there")
     return name, _text(name, doc, init, headers, [reader] + senders, cond)
 
 

@@ -94,6 +94,11 @@ def test_gin_cycles(cycle: str, api: str, gdaki: str, acked: str) -> None:
     ("MP-chain", 5, "x86", "x86tso", "Forbidden"),
     ("ISA2", 4, "x86", "x86tso", "Forbidden"),
     ("gin-fan-in", 3, "gin", "gin-api", "Forbidden"),
+    # one shared signal: R-GIN-3 (each strong signal after its puts) and the wait that
+    # reads the count observes every increment (the RMW release sequence, ASPLOS'19
+    # Fig. 4 "observation" with the 2025 RMW-chain fix)
+    ("gin-fan-in-shared", 3, "gin", "gin-api", "Forbidden"),
+    ("gin-fan-in-shared", 3, "gin", "gin-gdaki", "Forbidden"),
     ("gin-fan-out", 3, "gin", "gin-gdaki", "Forbidden"),
     ("gin-ring", 4, "gin", "gin-proxy", "Forbidden"),
     ("gin-barrier", 3, "gin", "gin-api", "Forbidden"),
