@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import z3
 
 from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.fix_shared import SharedJudge, project_matches, shared_judge
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates
@@ -69,6 +70,17 @@ class FixResult:
     candidates: int = 0
     queries: int = 0
     """Candidate sets checked (each: one solver query per target model)."""
+    strategy: str = "shared"
+    """``shared``: candidate sets asked of one selector-guarded encoding per model
+    (gdrcheck/analysis/fix_shared.py); ``reencode``: each set's test encoded anew."""
+    shared_edits: int = 0
+    """Candidate edits with a selector in the shared encoding."""
+    fallbacks: int = 0
+    """Candidate sets checked by encoding the edited test anew (an edit without a
+    selector, or a set whose shared program is not the edited test's)."""
+    mismatches: int = 0
+    """Sets the shared encoding called a repair and the edited test's own check did
+    not (0 unless the shared encoding is wrong; the check's answer is kept)."""
     max_cost: int | None = None
     reason: str | None = None
     time: float = 0.0
@@ -105,9 +117,45 @@ def _judge(test: A.Test, targets: Sequence[ModelSpec], every_variant: bool,
     return verdicts, ok
 
 
-def _grow(test: A.Test, edits: list[Edit], failing: list[int], specs: Sequence[ModelSpec],
-          every_variant: bool, options: CheckOptions, out: FixResult, max_queries: int
-          ) -> list[int] | None:
+class _Checker:
+    """Answers a candidate set: from the shared encoding when it can, else (the
+    fallback) by checking the edited test on its own."""
+
+    def __init__(self, test: A.Test, edits: list[Edit], specs: Sequence[ModelSpec],
+                 every_variant: bool, options: CheckOptions, out: FixResult) -> None:
+        self.test, self.edits, self.specs = test, edits, specs
+        self.every_variant, self.options, self.out = every_variant, options, out
+        self.judge: SharedJudge | None = None
+        if out.strategy == "shared" and not every_variant and options.engine != "explicit":
+            self.judge = shared_judge(test, edits, specs, options)
+        if self.judge is None:
+            out.strategy = "reencode"
+        else:
+            out.shared_edits = len(self.judge.sp.shared)
+
+    def __call__(self, chosen: list[int]) -> tuple[dict[str, str] | None, bool | None]:
+        """Whether every target forbids the outcome with the edits ``chosen`` (None: a
+        solver gave up), and on success the verdicts of the edited test."""
+        repaired = apply_edits(self.test, [self.edits[i] for i in chosen])
+        if self.judge is not None and project_matches(
+                self.judge.sp, self.test, self.edits, chosen, self.options.unroll):
+            ok = self.judge.judge(chosen, self.test.condition.quantifier == "forall")
+            if ok is False:
+                return None, False
+            if ok:  # a repair: its verdicts, from the edited test's own check
+                verdicts, again = _judge(repaired, self.specs, self.every_variant,
+                                         self.options)
+                if again is not True:
+                    self.out.mismatches += 1
+                return verdicts, again
+            # the solver gave up on the shared encoding: ask the edited test on its own
+        if self.judge is not None:
+            self.out.fallbacks += 1
+        return _judge(repaired, self.specs, self.every_variant, self.options)
+
+
+def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult,
+          max_queries: int) -> list[int] | None:
     """A maximal failing superset of ``failing`` (MARCO's grow): add each compatible edit,
     dearest first, that keeps the outcome reachable. None when a solver gives up."""
     have = list(failing)
@@ -116,8 +164,7 @@ def _grow(test: A.Test, edits: list[Edit], failing: list[int], specs: Sequence[M
         if j in have or edits[j].slot in taken or out.queries >= max_queries:
             continue
         out.queries += 1
-        _, ok = _judge(apply_edits(test, [edits[i] for i in [*have, j]]), specs,
-                       every_variant, options)
+        _, ok = check([*have, j])
         if ok is None:
             return None
         if not ok:
@@ -128,21 +175,27 @@ def _grow(test: A.Test, edits: list[Edit], failing: list[int], specs: Sequence[M
 
 def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool = False,
         max_cost: int | None = None, all_minimal: bool = False,
-        options: CheckOptions = DEFAULT_OPTIONS, max_queries: int = MAX_QUERIES
-        ) -> FixResult:
+        options: CheckOptions = DEFAULT_OPTIONS, max_queries: int = MAX_QUERIES,
+        strategy: str = "shared") -> FixResult:
     """The cheapest catalogued strengthenings of ``test`` whose outcome every target
-    forbids. Raises InputError as check_test does (an unknown model or variant)."""
+    forbids. ``strategy`` ``shared`` (the default) asks one selector-guarded encoding
+    per model where it can; ``reencode`` encodes every candidate set's test anew (the
+    same answers: a baseline for the benchmark). Raises InputError as check_test does
+    (an unknown model or variant)."""
+    if strategy not in ("shared", "reencode"):
+        raise ValueError(f"unknown strategy {strategy!r}")
     t0 = time.perf_counter()
     specs = [ModelSpec.of(m) for m in targets]
     before, ok = _judge(test, specs, every_variant, options)
     out = FixResult(test.name, test.path, [str(s) for s in specs], every_variant, "unknown",
-                    before, max_cost=max_cost)
+                    before, max_cost=max_cost, strategy=strategy)
     if ok:
         out.status = "already"
         out.time = time.perf_counter() - t0
         return out
     edits = candidates(test)
     out.candidates = len(edits)
+    check = _Checker(test, edits, specs, every_variant, options, out)
     sel = [z3.Bool(f"edit!{i}") for i in range(len(edits))]
     opt = z3.Optimize()
     slots: dict[tuple[int, int, str], list[int]] = {}
@@ -180,12 +233,13 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
             break
         out.queries += 1
         k = sum(edits[i].cost for i in chosen)
-        repaired = apply_edits(test, [edits[i] for i in chosen])
-        verdicts, ok = _judge(repaired, specs, every_variant, options)
+        verdicts, ok = check(chosen)
         if ok is None:
             out.reason = "a solver gave up on a candidate (Unknown)"
             break
         if ok:
+            assert verdicts is not None
+            repaired = apply_edits(test, [edits[i] for i in chosen])
             # the repaired test keeps no Expect=/Liveness= line: its verdicts are gdrcheck's
             shown = dataclasses.replace(repaired, meta=tuple(
                 x for x in repaired.meta if x.key not in ("Expect", "Liveness")))
@@ -196,8 +250,7 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
         else:
             # this set fails, and so does every subset of it (monotonicity); grow it to
             # a maximal failing set first, so that one clause excludes more
-            grown = _grow(test, edits, chosen, specs, every_variant, options, out,
-                          max_queries)
+            grown = _grow(edits, chosen, check, out, max_queries)
             if grown is None:
                 out.reason = "a solver gave up on a candidate (Unknown)"
                 break

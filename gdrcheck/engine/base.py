@@ -25,9 +25,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import z3
+
 from gdrcheck.cat.interp import builtin_functions, inverse, seq
-from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and
-from gdrcheck.lower.program import Event, Program
+from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and, f_or
+from gdrcheck.lower.program import Alt, Event, Program
 
 TAGS = (
     "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC", "VOL", "CTA", "GPU", "SYS", "ATOM", "X",
@@ -73,15 +75,59 @@ def _in_scope(scope: str | None, a: Event, b: Event) -> bool:
     return False
 
 
+def selector_var(name: str) -> z3.BoolRef:
+    """The Boolean of one candidate edit of ``gdrcheck fix`` (an event's guard, an
+    attribute's alternative: gdrcheck/analysis/fix_shared.py)."""
+    return z3.Bool(f"sel!{name}")
+
+
+def choices(e: Event) -> list[tuple[Formula, Event | Alt]]:
+    """When ``e`` has which attributes (tags, scope, ctx, agent): its own when none of
+    its alternatives' selectors is on, else that alternative's (at most one is on)."""
+    if not e.alts:
+        return [(True, e)]
+    sels = [selector_var(a.selector) for a in e.alts]
+    return [(z3.And([z3.Not(x) for x in sels]), e),
+            *((x, a) for x, a in zip(sels, e.alts, strict=True))]
+
+
+def _any(fs: list[Formula]) -> Formula | None:
+    """The disjunction of ``fs``; None for none (never)."""
+    return f_or(fs) if fs else None
+
+
+def when(e: Event, pred: Callable[[Event | Alt], bool],
+          cs: list[tuple[Formula, Event | Alt]] | None = None) -> Formula | None:
+    """When the attributes of ``e`` satisfy ``pred`` (None: never); ``cs``: its
+    :func:`choices`, when known."""
+    if not e.alts:
+        return True if pred(e) else None
+    cs = choices(e) if cs is None else cs
+    hits = [c for c, attrs in cs if pred(attrs)]
+    if len(hits) == len(cs):
+        return True  # whichever alternative is on
+    return _any(hits)
+
+
 def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, Any]:
     """The built-in sets and relations of ``frame``; ``tick`` is called between
-    relations (it raises when the time is up)."""
+    relations (it raises when the time is up). An event's tags, scope, context and
+    agent may depend on selectors (:attr:`Event.alts`, gdrcheck fix)."""
     prog = frame.program
     ex = frame.exec
     evs = [prog.events[i] for i in ex]
+    alts = {e.eid: choices(e) for e in evs if e.alts}
 
     def s(pred: Any) -> SetV:
         return SetV({e.eid: ex[e.eid] for e in evs if pred(e)})
+
+    def tagged(tag: str) -> SetV:
+        out: dict[int, Formula] = {}
+        for e in evs:
+            f = when(e, lambda x: tag in x.tags, alts.get(e.eid))
+            if f is not None:
+                out[e.eid] = f_and(ex[e.eid], f)
+        return SetV(out)
 
     def pair(a: int, b: int) -> Formula:
         return f_and(ex[a], ex[b])
@@ -90,6 +136,31 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
         if tick is not None:
             tick()
         return RelV({(a, b): pair(a, b) for a, b in pairs if a in ex and b in ex})
+
+    def attr_rel(ids_a: list[int], ids_b: list[int],
+                 pred: Callable[[Event, Event | Alt, Event, Event | Alt], bool]) -> RelV:
+        """Pairs whose attributes satisfy ``pred`` (with alternatives: when they do)."""
+        if tick is not None:
+            tick()
+        out: dict[Pair, Formula] = {}
+        for a in ids_a:
+            ea = prog.events[a]
+            for b in ids_b:
+                eb = prog.events[b]
+                if not ea.alts and not eb.alts:
+                    if pred(ea, ea, eb, eb):
+                        out[(a, b)] = pair(a, b)
+                    continue
+                combos = [(f_and(ca, cb), pred(ea, xa, eb, xb))
+                          for ca, xa in alts.get(a, [(True, ea)])
+                          for cb, xb in alts.get(b, [(True, eb)])]
+                if all(hit for _, hit in combos):
+                    out[(a, b)] = pair(a, b)  # whichever alternatives are on
+                    continue
+                f = _any([c for c, hit in combos if hit])
+                if f is not None:
+                    out[(a, b)] = f_and(pair(a, b), f)
+        return RelV(out)
 
     universe = s(lambda e: True)
     env: dict[str, Any] = {
@@ -101,19 +172,19 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
         "IW": s(lambda e: e.is_init),
         "FW": SetV(dict(frame.fw)),
     }
-    for tag in TAGS:
-        env[tag] = s(lambda e, t=tag: t in e.tags)
-    for tag in {t for e in evs for t in e.tags} - set(TAGS):
-        env[tag] = s(lambda e, t=tag: t in e.tags)
+    extra = {t for e in evs for t in e.tags} | {t for e in evs for a in e.alts for t in a.tags}
+    for tag in [*TAGS, *sorted(extra - set(TAGS))]:
+        env[tag] = tagged(tag)
 
-    # po: a is an ancestor of b on b's path; b executing implies a does.
+    # po: a is an ancestor of b on b's path; b executing implies a does, unless a has a
+    # guard of its own (gdrcheck fix)
     po: dict[Pair, Formula] = {}
     for e in evs:
         if e.is_init:
             continue
         for a in prog.ancestors(e.eid):
             if a in ex:
-                po[(a, e.eid)] = ex[e.eid]
+                po[(a, e.eid)] = pair(a, e.eid) if prog.events[a].guard else ex[e.eid]
     po_r = RelV(po)
     env["po"] = po_r
     env["rf"] = RelV(dict(frame.rf))
@@ -133,25 +204,19 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
     for name, pairs in prog.relations.items():  # a dialect's own static relations
         env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})
-    def agent(e: Event) -> tuple[int, str]:
-        return (e.thread, e.agent)
-
-    env["int"] = rel((a, b) for a in ids for b in ids
-                     if agent(prog.events[a]) == agent(prog.events[b]))
-    env["ext"] = rel((a, b) for a in ids for b in ids
-                     if agent(prog.events[a]) != agent(prog.events[b]))
-    _gin_relations(prog, ids, env, rel)
+    env["int"] = attr_rel(ids, ids, lambda ea, xa, eb, xb: (ea.thread, xa.agent)
+                          == (eb.thread, xb.agent))
+    env["ext"] = attr_rel(ids, ids, lambda ea, xa, eb, xb: (ea.thread, xa.agent)
+                          != (eb.thread, xb.agent))
+    _gin_relations(prog, ids, env, rel, attr_rel)
     env["rmw"] = rel(prog.rmw)
     env["data"] = rel(prog.data)
     env["addr"] = rel(prog.addr)
     env["ctrl"] = rel(prog.ctrl)
     env["scta"] = rel((a, b) for a in ids for b in ids if _same(prog, a, b, "cta"))
     env["sgpu"] = rel((a, b) for a in ids for b in ids if _same(prog, a, b, "gpu"))
-    env["sr"] = rel(
-        (a, b) for a in ids for b in ids
-        if _in_scope(prog.events[a].scope, prog.events[a], prog.events[b])
-        and _in_scope(prog.events[b].scope, prog.events[b], prog.events[a])
-    )
+    env["sr"] = attr_rel(ids, ids, lambda ea, xa, eb, xb: _in_scope(xa.scope, ea, eb)
+                         and _in_scope(xb.scope, eb, ea))
 
     from gdrcheck.cat.interp import inter
 
@@ -170,7 +235,7 @@ def base_env(frame: Frame, tick: Callable[[], None] | None = None) -> dict[str, 
 
 
 def _gin_relations(prog: Program, ids: list[int], env: dict[str, Any],
-                   rel: Any) -> None:
+                   rel: Any, attr_rel: Any) -> None:
     """The static relations of GIN and NVSHMEM operations (gdrcheck/lower/gin.py):
 
     - ``op``: two events of one API operation;
@@ -181,13 +246,14 @@ def _gin_relations(prog: Program, ids: list[int], env: dict[str, Any],
     """
     evs = prog.events
     with_op = [i for i in ids if evs[i].op is not None]
-    with_ctx = [i for i in ids if evs[i].ctx is not None]
+    with_ctx = [i for i in ids if evs[i].ctx is not None
+                or any(a.ctx is not None for a in evs[i].alts)]
     env["op"] = rel((a, b) for a in with_op for b in with_op if evs[a].op == evs[b].op)
-    env["qp"] = rel((a, b) for a in with_op for b in with_op
-                    if (evs[a].rank, evs[a].ctx, evs[a].peer)
-                    == (evs[b].rank, evs[b].ctx, evs[b].peer))
-    env["sctx"] = rel((a, b) for a in with_ctx for b in with_ctx
-                      if (evs[a].rank, evs[a].ctx) == (evs[b].rank, evs[b].ctx))
+    # the context may depend on a selector (gdrcheck fix: a put moved to its signal's)
+    env["qp"] = attr_rel(with_op, with_op, lambda ea, xa, eb, xb: (ea.rank, xa.ctx, ea.peer)
+                         == (eb.rank, xb.ctx, eb.peer))
+    env["sctx"] = attr_rel(with_ctx, with_ctx, lambda ea, xa, eb, xb: xa.ctx is not None
+                           and (ea.rank, xa.ctx) == (eb.rank, xb.ctx))
     env["speer"] = rel((a, b) for a in with_op for b in with_op
                        if (evs[a].rank, evs[a].peer) == (evs[b].rank, evs[b].peer))
     mems = [i for i in ids if evs[i].mem is not None]

@@ -16,7 +16,7 @@ from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_t
 from gdrcheck.lower.gin import World
 from gdrcheck.lower.program import Expr, Program
 
-__all__ = ["lower", "Program", "DEFAULT_UNROLL"]
+__all__ = ["lower", "Program", "DEFAULT_UNROLL", "Guards"]
 
 DEFAULT_UNROLL = 2
 """A loop body runs at most this many times on one path (herd7's -unroll default)."""
@@ -46,11 +46,18 @@ def _prop_terms(p: A.Prop) -> Iterator[A.Term]:
         yield from _prop_terms(p.arg)
 
 
-def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
+Guards = dict[tuple[int, int], str]
+"""(thread, instruction index) -> a selector that the instruction's events carry as
+their guard (gdrcheck fix's shared encoding, gdrcheck/analysis/fix_shared.py)."""
+
+
+def lower(test: A.Test, unroll: int = DEFAULT_UNROLL, guards: Guards | None = None
+          ) -> Program:
     if unroll < 1:
         raise UnsupportedError("the unroll bound must be at least 1")
     if test.arch == "GIN":
-        return _lower_gin(test, unroll)
+        return _lower_gin(test, unroll, guards or {})
+    guards = guards or {}
     b = ProgramBuilder()
     memory = ptx.Memory.of(test) if test.arch == "PTX" else None
 
@@ -131,7 +138,8 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL) -> Program:
                     err.pos = ins.pos
                 raise err.with_context(test.path, test.source) from None
 
-        build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll)
+        build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll,
+                     {i: g for (t, i), g in guards.items() if t == th.index})
 
     return _program(test, b, locations, init_values, unroll, cond_names)
 
@@ -173,6 +181,7 @@ def _program(test: A.Test, b: ProgramBuilder, locations: list[str],
         unroll=unroll,
         aliases=aliases or {},
         relations=b.relations,
+        guarded_forks=frozenset(b.guarded_forks),
     )
 
 
@@ -247,7 +256,7 @@ def _world(test: A.Test) -> World:
                  frozenset(hosts), frozenset(strict), only_on, windows, test.path, test.source)
 
 
-def _lower_gin(test: A.Test, unroll: int) -> Program:
+def _lower_gin(test: A.Test, unroll: int, guards: Guards) -> Program:
     world = _world(test)
     b = ProgramBuilder()
     init_regs: dict[int, dict[str, Expr]] = {}
@@ -299,7 +308,7 @@ def _lower_gin(test: A.Test, unroll: int) -> Program:
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
-                     unroll)
+                     unroll, {i: g for (t, i), g in guards.items() if t == th.index})
 
     # Locations: every one an event touches, then those the condition names.
     locations: list[str] = []
