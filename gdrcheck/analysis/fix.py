@@ -126,16 +126,27 @@ class _Checker:
         self.test, self.edits, self.specs = test, edits, specs
         self.every_variant, self.options, self.out = every_variant, options, out
         self.judge: SharedJudge | None = None
-        if out.strategy == "shared" and not every_variant and options.engine != "explicit":
-            self.judge = shared_judge(test, edits, specs, options)
-        if self.judge is None:
+        self.calls = 0
+        if every_variant or options.engine == "explicit":
             out.strategy = "reencode"
-        else:
-            out.shared_edits = len(self.judge.sp.shared)
+
+    def _shared(self) -> SharedJudge | None:
+        """The shared encoding, built for the second set: the first (the strongest
+        set) often settles the question alone ("impossible" in one query), and then
+        building it would cost more than the one check it replaces."""
+        self.calls += 1
+        if self.calls == 2 and self.out.strategy == "shared":
+            self.judge = shared_judge(self.test, self.edits, self.specs, self.options)
+            if self.judge is None:
+                self.out.strategy = "reencode"
+            else:
+                self.out.shared_edits = len(self.judge.sp.shared)
+        return self.judge
 
     def __call__(self, chosen: list[int]) -> tuple[dict[str, str] | None, bool | None]:
         """Whether every target forbids the outcome with the edits ``chosen`` (None: a
         solver gave up), and on success the verdicts of the edited test."""
+        self._shared()
         repaired = apply_edits(self.test, [self.edits[i] for i in chosen])
         if self.judge is not None and project_matches(
                 self.judge.sp, self.test, self.edits, chosen, self.options.unroll):
@@ -149,7 +160,7 @@ class _Checker:
                     self.out.mismatches += 1
                 return verdicts, again
             # the solver gave up on the shared encoding: ask the edited test on its own
-        if self.judge is not None:
+        if self.judge is not None or self.calls == 1:
             self.out.fallbacks += 1
         return _judge(repaired, self.specs, self.every_variant, self.options)
 

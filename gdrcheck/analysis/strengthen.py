@@ -100,19 +100,29 @@ def _ptx_fences(test: A.Test) -> Iterator[Edit]:
                                ("fence", base, SCOPE_COST[scope]))
 
 
+def _not_narrower(ins: A.PtxLoad | A.PtxStore) -> tuple[A.Scope, ...]:
+    """The scopes a release or acquire may take in place of ``ins``: any for a weak
+    access, those at least as wide as its own for a relaxed one (``st.relaxed.gpu`` →
+    ``st.release.cta`` narrows the scope: not a strengthening; the shared encoding's
+    equivalence test found it, litmus/ptx/IRIW+fence.sc.gpu+fence.sc.cta)."""
+    if ins.sem == "weak" or ins.scope is None:
+        return SCOPES
+    return tuple(x for x in SCOPES if SCOPE_COST[x] >= SCOPE_COST[ins.scope])
+
+
 def _ptx_release_acquire(test: A.Test) -> Iterator[Edit]:
     if test.arch == "X86":
         return
     for t, th in _threads(test):
         for i, ins in enumerate(th.instrs):
             if isinstance(ins, A.PtxLoad) and ins.sem in ("weak", "relaxed"):
-                for scope in SCOPES:
+                for scope in _not_narrower(ins):
                     yield Edit("ld.acquire", 1 + SCOPE_COST[scope], t, i, "replace",
                                dataclasses.replace(ins, sem="acquire", scope=scope),
                                f"make the load ld.acquire.{scope}",
                                ("access", 1, SCOPE_COST[scope]))
             elif isinstance(ins, A.PtxStore) and ins.sem in ("weak", "relaxed"):
-                for scope in SCOPES:
+                for scope in _not_narrower(ins):
                     yield Edit("st.release", 1 + SCOPE_COST[scope], t, i, "replace",
                                dataclasses.replace(ins, sem="release", scope=scope),
                                f"make the store st.release.{scope}",
