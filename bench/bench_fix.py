@@ -29,7 +29,7 @@ from gdrcheck.errors import InputError
 from gdrcheck.litmus import load_litmus
 
 ROOT = Path(__file__).resolve().parents[1]
-FAMILIES = ("classic", "ptx", "gin", "nvshmem", "lsa", "deepep", "realbugs")
+FAMILIES = ("classic", "ptx", "ptx75", "gin", "nvshmem", "lsa", "deepep", "realbugs")
 
 
 def main() -> None:

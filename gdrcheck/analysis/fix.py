@@ -170,9 +170,9 @@ def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult
     """A maximal failing superset of ``failing`` (MARCO's grow): add each compatible edit,
     dearest first, that keeps the outcome reachable. None when a solver gives up."""
     have = list(failing)
-    taken = {edits[i].slot for i in have}
+    taken = {x for i in have for x in edits[i].slots}
     for j in sorted(range(len(edits)), key=lambda j: -edits[j].cost):
-        if j in have or edits[j].slot in taken or out.queries >= max_queries:
+        if j in have or taken & set(edits[j].slots) or out.queries >= max_queries:
             continue
         out.queries += 1
         _, ok = check([*have, j])
@@ -180,7 +180,7 @@ def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult
             return None
         if not ok:
             have.append(j)
-            taken.add(edits[j].slot)
+            taken.update(edits[j].slots)
     return have
 
 
@@ -211,7 +211,8 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
     opt = z3.Optimize()
     slots: dict[tuple[int, int, str], list[int]] = {}
     for i, e in enumerate(edits):
-        slots.setdefault(e.slot, []).append(i)
+        for x in e.slots:
+            slots.setdefault(x, []).append(i)
     for group in slots.values():
         if len(group) > 1:
             opt.add(z3.AtMost(*[sel[i] for i in group], 1))
@@ -223,8 +224,15 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
     if edits:
         opt.add(z3.Or(sel))  # the test as it is fails: at least one edit
     best: int | None = None
-    pending: list[int] | None = [max(g, key=lambda i: edits[i].cost)
-                                 for g in slots.values()] or None
+    # the strongest set: the dearest edit at each place (those that take several
+    # places first, then one per place left)
+    strongest: list[int] = []
+    used: set[tuple[int, int, str]] = set()
+    for i in sorted(range(len(edits)), key=lambda i: (-len(edits[i].slots), -edits[i].cost)):
+        if not used & set(edits[i].slots):
+            strongest.append(i)
+            used.update(edits[i].slots)
+    pending: list[int] | None = strongest or None
     while True:
         if pending is not None:  # first the strongest set: when it fails, so do its subsets
             chosen, pending = pending, None

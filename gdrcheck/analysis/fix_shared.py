@@ -197,8 +197,8 @@ def build_shared(test: A.Test, edits: Sequence[Edit], unroll: int) -> SharedProg
         break
     shared = {j for g in carriers.values() for j in g} | (separate - dropped)
     for j, e in enumerate(edits):
-        if e.action == "insert":
-            continue
+        if e.action == "insert" or not e.simple:
+            continue  # several instructions for one, or a declaration added: the fallback
         index = e.index if e.action == "init" else layout[e.thread].index(("orig", e.index))
         edited = _lower(apply_edits(stest, [dataclasses.replace(e, index=index)]), unroll,
                         guards)

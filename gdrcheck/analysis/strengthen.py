@@ -39,15 +39,35 @@ class Edit:
     index: int
     action: str  # "replace" | "insert" | "init"
     instr: object
+    """The new instruction (or init item); for a replacement, also a tuple of
+    instructions (one replaced by several: a put with a counter and its wait)."""
     text: str  # what it does, in words
     strength: tuple[str, int, int] = ("", 0, 0)
     """(family, semantics level, scope level): within a slot and a family, an edit at
     least as high on both levels is at least as strong (:meth:`dominates`)."""
+    span: int = 1
+    """A replacement of ``span`` instructions from ``index`` on (2: a put and the
+    signal after it become one put with that signal)."""
+    init_add: tuple[object, ...] = ()
+    """Init items the edit adds (a counter it declares)."""
 
     @property
     def slot(self) -> tuple[int, int, str]:
         """Edits with the same slot exclude each other (two ways of changing one thing)."""
         return (self.thread, self.index, "insert" if self.action == "insert" else "change")
+
+    @property
+    def slots(self) -> tuple[tuple[int, int, str], ...]:
+        """Every slot the edit takes (a replacement of several instructions takes the
+        change slot of each)."""
+        if self.action != "replace" or self.span == 1:
+            return (self.slot,)
+        return tuple((self.thread, self.index + k, "change") for k in range(self.span))
+
+    @property
+    def simple(self) -> bool:
+        """One instruction (or init item) for one: what the shared encoding can guard."""
+        return self.span == 1 and not isinstance(self.instr, tuple) and not self.init_add
 
     def dominates(self, other: Edit) -> bool:
         """``self`` makes the program at least as strong as ``other`` (same place, same
@@ -239,6 +259,87 @@ def _shmem_fences(test: A.Test) -> Iterator[Edit]:
                            "insert shmem.quiet")
 
 
+def _mbarriers(test: A.Test) -> Iterator[Edit]:
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if isinstance(ins, A.PtxMbarArrive) and ins.sem == "relaxed":
+                yield Edit("mbarrier.release", 1, t, i, "replace",
+                           dataclasses.replace(ins, sem="release"),
+                           "make the arrival mbarrier.arrive.release")
+            elif isinstance(ins, A.PtxMbarWait) and ins.sem == "relaxed":
+                yield Edit("mbarrier.acquire", 1, t, i, "replace",
+                           dataclasses.replace(ins, sem="acquire"),
+                           "make the wait mbarrier.wait.acquire")
+
+
+def _uses_ctx(test: A.Test, ctx: str, but: set[tuple[int, int]]) -> bool:
+    """Does any instruction of the test (other than those at ``but``) name ``ctx``?"""
+    return any(getattr(x, "ctx", None) == ctx and (t, i) not in but
+               for t, th in _threads(test) for i, x in enumerate(th.instrs))
+
+
+def _bundle_signals(test: A.Test) -> Iterator[Edit]:
+    """``gin.put`` directly followed by ``gin.signal`` → one put carrying that signal.
+    Only where it loses nothing: the put has no signal of its own, the signal has no
+    release options, and it is on the put's context or on a context nothing else uses
+    (a strong signal on context d also covers earlier puts on d, R-GIN-3: moved to the
+    put's context it would no longer)."""
+    for t, th in _threads(test):
+        for i in range(len(th.instrs) - 1):
+            put, sig = th.instrs[i], th.instrs[i + 1]
+            if not (isinstance(put, A.GinPut) and isinstance(sig, A.GinSignal)
+                    and put.signal is None and sig.options == A.GinOptions()):
+                continue
+            if sig.ctx != put.ctx and _uses_ctx(test, sig.ctx, {(t, i + 1)}):
+                continue
+            yield Edit("bundle-signal", 1, t, i, "replace",
+                       dataclasses.replace(put, signal=sig.signal),
+                       "bundle the signal with the put", span=2)
+
+
+def _put_signals(test: A.Test) -> Iterator[Edit]:
+    """``shmem.put{_nbi}`` directly followed by ``shmem.signal_op`` on the same peer →
+    ``shmem.put_signal{_nbi}`` (the signal's completion implies the delivery of its
+    own data, R-SH-4; a separate signal_op is unordered with the put, R-SH-5)."""
+    for t, th in _threads(test):
+        for i in range(len(th.instrs) - 1):
+            put, sig = th.instrs[i], th.instrs[i + 1]
+            if not (isinstance(put, A.ShmemCall) and isinstance(sig, A.ShmemCall)
+                    and put.op in ("put", "put_nbi") and sig.op == "signal_op"
+                    and put.dst is not None and sig.signal is not None
+                    and put.dst.rank == sig.signal.rank):
+                continue
+            yield Edit("put_signal", 1, t, i, "replace",
+                       A.ShmemCall(put.op.replace("put", "put_signal"), put.dst, put.src,
+                                   signal=sig.signal,
+                                   signal_value=sig.signal_value,
+                                   signal_op=sig.signal_op),
+                       f"make the put shmem.{put.op.replace('put', 'put_signal')}", span=2)
+
+
+def _counter_waits(test: A.Test) -> Iterator[Edit]:
+    """A put whose local source the thread writes again later gets a counter of its
+    own and waits for it right after (R-GIN-9: the counter records the put's local
+    completion, its source may then be reused; litmus/gin/15)."""
+    names = {getattr(x, "name", None) for x in test.init}
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if not (isinstance(ins, A.GinPut) and ins.counter is None
+                    and isinstance(ins.src, A.LocRef)):
+                continue
+            src = ins.src.name
+            if not any(isinstance(x, (A.PtxStore, A.PtxAtom, A.PtxRed))
+                       and getattr(getattr(x, "loc", None), "name", None) == src
+                       for x in th.instrs[i + 1:]):
+                continue
+            name = next(n for n in (f"C{t}_{i}", *(f"C{t}_{i}_{k}" for k in range(99)))
+                        if n not in names)
+            yield Edit("counter-wait", 2, t, i, "replace",
+                       (dataclasses.replace(ins, counter=name), A.GinWait("counter", name, 1)),
+                       f"count the put on counter {name} and wait for it",
+                       init_add=(A.CounterDecl(name),))
+
+
 CATALOGUE: tuple[Strengthening, ...] = (
     Strengthening("ld.acquire / st.release", "a plain load made acquire, a plain store "
                   "release (at cta, gpu or sys scope); a relaxed atom made acq_rel, a "
@@ -264,6 +365,24 @@ CATALOGUE: tuple[Strengthening, ...] = (
                   "R-GIN-12, DeepEP #674", _strict_windows),
     Strengthening("shmem.fence / shmem.quiet", "shmem.fence or shmem.quiet between two "
                   "NVSHMEM calls", "OpenSHMEM 1.5 §9.9.1, §9.9.2", _shmem_fences),
+    Strengthening("mbarrier.release / mbarrier.acquire", "a relaxed mbarrier.arrive made "
+                  "release, a relaxed mbarrier.wait made acquire",
+                  "PTX ISA §8.8 (release pattern mbarrier.arrive.release, acquire pattern "
+                  "mbarrier.test_wait.acquire), §9.7.13.15 (mbarrier: .release and .acquire "
+                  "the defaults)", _mbarriers),
+    Strengthening("bundle-signal", "a gin.signal right after a gin.put bundled into it",
+                  "R-GIN-2 (device_gin.rst, put: 'the visibility of the signal ... implies "
+                  "the visibility of the put data it is attached to'), R-GIN-4",
+                  _bundle_signals),
+    Strengthening("put_signal", "shmem.put{_nbi} and the shmem.signal_op right after it "
+                  "made one shmem.put_signal{_nbi}",
+                  "R-SH-4 (OpenSHMEM 1.5 shmem_put_signal: the completion of the signal "
+                  "update indicates the delivery of its dest data words), R-SH-5",
+                  _put_signals),
+    Strengthening("counter-wait", "a put counted on a counter of its own, and a "
+                  "gin.wait_counter for it right after, before its source is written "
+                  "again", "R-GIN-9 (device_gin.rst: a counter tracks the local "
+                  "completion of its put), litmus/gin/15", _counter_waits),
 )
 
 
@@ -273,22 +392,33 @@ def candidates(test: A.Test) -> list[Edit]:
 
 
 def apply_edits(test: A.Test, edits: list[Edit]) -> A.Test:
-    """``test`` with ``edits`` applied (at most one change and one insertion per slot)."""
+    """``test`` with ``edits`` applied (at most one edit per slot, :attr:`Edit.slots`)."""
     init = list(test.init)
     per_thread: dict[int, list[Edit]] = {}
     for e in edits:
+        init.extend(e.init_add)  # type: ignore[arg-type]
         if e.action == "init":
             init[e.index] = e.instr  # type: ignore[call-overload]
         else:
             per_thread.setdefault(e.thread, []).append(e)
     threads = list(test.threads)
     for t, es in per_thread.items():
-        ins = list(threads[t].instrs)
-        for e in es:
-            if e.action == "replace":
-                ins[e.index] = e.instr  # type: ignore[call-overload]
-        # insertions from the back, so the indices of the others stay valid
-        for e in sorted((e for e in es if e.action == "insert"), key=lambda e: -e.index):
-            ins.insert(e.index, e.instr)  # type: ignore[arg-type]
-        threads[t] = dataclasses.replace(threads[t], instrs=tuple(ins))
-    return dataclasses.replace(test, init=tuple(init), threads=tuple(threads))
+        old = threads[t].instrs
+        change = {e.index: e for e in es if e.action == "replace"}
+        ins: list[object] = []
+        skip = 0
+        for k in range(len(old) + 1):
+            ins.extend(e.instr for e in es if e.action == "insert" and e.index == k)
+            if k == len(old):
+                break
+            if skip:  # the rest of a replacement of several instructions
+                skip -= 1
+                continue
+            c = change.get(k)
+            if c is None:
+                ins.append(old[k])
+                continue
+            ins.extend(c.instr if isinstance(c.instr, tuple) else (c.instr,))
+            skip = c.span - 1
+        threads[t] = dataclasses.replace(threads[t], instrs=tuple(ins))  # type: ignore[arg-type]
+    return dataclasses.replace(test, init=tuple(init), threads=tuple(threads))  # type: ignore[arg-type]

@@ -26,7 +26,7 @@ from gdrcheck.litmus import load_litmus, parse_litmus
 from gdrcheck.litmus.printer import print_litmus
 
 ROOT = Path(__file__).resolve().parents[2]
-FAMILIES = ("classic", "ptx", "gin", "nvshmem", "lsa", "deepep", "realbugs")
+FAMILIES = ("classic", "ptx", "ptx75", "gin", "nvshmem", "lsa", "deepep", "realbugs")
 LIBRARY = sorted(str(p.relative_to(ROOT / "litmus"))
                  for f in FAMILIES for p in (ROOT / "litmus" / f).glob("*.litmus"))
 FAST = [
