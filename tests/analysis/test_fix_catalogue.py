@@ -56,6 +56,17 @@ PUT_SIGNAL = """GIN MP+put_nbi+signal_op
 exists (1:r0 = 0)
 """
 
+WAIT_RELAXED = """PTX MP+mbarrier-relaxed-wait
+{
+x = 0;
+mb : mbarrier 1;
+}
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0           ;
+ st.weak x, 1        | mbarrier.wait.relaxed mb ;
+ mbarrier.arrive mb  | ld.weak r0, x            ;
+exists (P1:r0 == 0)
+"""
+
 GIN3 = ["gin-api", "gin-gdaki", "gin-proxy"]
 
 
@@ -105,16 +116,7 @@ def test_a_relaxed_mbarrier_arrival_is_made_release() -> None:
 
 
 def test_a_relaxed_mbarrier_wait_is_offered_acquire() -> None:
-    t = parse_litmus("""PTX MP+mbarrier-relaxed-wait
-{
-x = 0;
-mb : mbarrier 1;
-}
- P0@cta 0,gpu 0      | P1@cta 0,gpu 0           ;
- st.weak x, 1        | mbarrier.wait.relaxed mb ;
- mbarrier.arrive mb  | ld.weak r0, x            ;
-exists (P1:r0 == 0)
-""", "wait.litmus")
+    t = parse_litmus(WAIT_RELAXED, "wait.litmus")
     es = [e for e in candidates(t) if e.entry == "mbarrier.acquire"]
     assert len(es) == 1
     assert _texts(apply_edits(t, es), 1)[0] == "mbarrier.wait.acquire.cta mb"
@@ -137,3 +139,38 @@ exists (1:r0 = 0)
     t = parse_litmus(text, "w.litmus")
     offered = [e for e in candidates(t) if e.entry == "bundle-signal"]
     assert len(offered) == (0 if uses_elsewhere else 1)
+
+
+NEW_ENTRIES = {"mbarrier.release", "mbarrier.acquire", "bundle-signal", "put_signal",
+               "counter-wait"}
+
+
+def test_the_new_entries_add_no_outcome_on_the_library() -> None:
+    """Monotonicity (docs/laws.md) of each new entry wherever the library takes it:
+    under every model of the test's Expect= lines, the edited test reaches no final
+    state the test does not, and fires no misuse flag it does not."""
+    import dataclasses
+
+    from gdrcheck.analysis.models import expected_specs
+    from gdrcheck.analysis.options import DEFAULT_OPTIONS
+    from gdrcheck.errors import InputError
+
+    opts = dataclasses.replace(DEFAULT_OPTIONS, states=True)
+    checked = set()
+    tests = [(load_litmus(f), None) for f in sorted(LIB.glob("*/*.litmus"))]
+    tests += [(parse_litmus(BUNDLE, "bundle.litmus"), GIN3),
+              (parse_litmus(PUT_SIGNAL, "putsig.litmus"), ["nvshmem-api", "nvshmem-ibgda"]),
+              (parse_litmus(WAIT_RELAXED, "wait.litmus"), ["ptx75"])]
+    for t, models in tests:
+        edits = [e for e in candidates(t) if e.entry in NEW_ENTRIES]
+        for s in (models or expected_specs(t)) if edits else []:
+            try:
+                base = check_test(t, s, options=opts)
+            except InputError:  # a variant a model does not have (yet)
+                continue
+            for e in edits:
+                r = check_test(apply_edits(t, [e]), s, options=opts)
+                assert set(r.states or []) <= set(base.states or []), (t.name, str(s), e.text)
+                assert set(r.flags) <= set(base.flags), (t.name, str(s), e.text)
+                checked.add(e.entry)
+    assert checked == NEW_ENTRIES
