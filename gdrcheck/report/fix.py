@@ -54,9 +54,13 @@ def format_fix(test: A.Test, r: FixResult) -> str:
                    "monotonicity (a subset of a failing set fails).")
     if r.reason:
         out.append(f"Unknown {r.reason}")
-    how = (f"{r.shared_edits} of them selectors of one shared encoding, "
-           f"{r.fallbacks} set(s) encoded on their own" if r.strategy == "shared"
-           else "each set encoded on its own")
+    if r.strategy == "shared" and r.shared_edits:
+        how = (f"{r.shared_edits} of them selectors of one shared encoding, "
+               f"{r.fallbacks} set(s) encoded on their own")
+    elif r.strategy == "shared":
+        how = "each set encoded on its own: too few sets to build the shared encoding"
+    else:
+        how = "each set encoded on its own"
     out.append(f"Queries {r.queries} candidate set(s) checked, {r.candidates} candidate "
                f"edits ({how}), {r.time:.2f} s")
     if r.mismatches:
