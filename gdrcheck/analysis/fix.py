@@ -122,13 +122,14 @@ class _Checker:
     """Answers a candidate set: from the shared encoding when it can, else (the
     fallback) by checking the edited test on its own.
 
-    When to build the shared encoding is a ski rental: building it costs about half
-    of the first (strongest) set's own check per selector (measured on the library:
-    0.13 s for MP+weaks' 24 selectors under ptx, 0.55 s for DeepEP V2's 21 under three
-    GIN models), and a search may need one set or a hundred. So the sets are checked
-    on their own until the time spent so reaches that estimate, and then the encoding
-    is built: a search pays at most about twice the cheaper of the two ways, and the
-    long ones run on the shared encoding."""
+    The shared encoding is built for the second set that is checked: the first (the
+    strongest) settles many searches alone ("impossible" in one query), and then
+    building it would cost more than the one check it replaces. Waiting longer does
+    not pay on the library: a ski rental (re-encode until that has cost half of the
+    first set's check per selector) gave 163 s against 178 s for re-encoding every set
+    on the library, building for the second set 75 s against 131 s (2026-12-01,
+    docs/fix.md), since building costs only a few checks of the strongest set when the
+    models are large (NVSHMEM, DeepEP) and the searches there are long."""
 
     def __init__(self, test: A.Test, edits: list[Edit], specs: Sequence[ModelSpec],
                  every_variant: bool, options: CheckOptions, out: FixResult) -> None:
@@ -136,13 +137,12 @@ class _Checker:
         self.every_variant, self.options, self.out = every_variant, options, out
         self.judge: SharedJudge | None = None
         self.shared: SharedProgram | None = None
-        self.spent = 0.0  # seconds spent checking sets on their own
-        self.first = 0.0  # the first such check
+        self.first = False  # a set has been checked
         if every_variant or options.engine == "explicit":
             out.strategy = "reencode"
 
     def _shared(self) -> SharedJudge | None:
-        """The shared encoding once it is worth building (None before, or never)."""
+        """The shared encoding from the second set on (None before, or never)."""
         if self.judge is not None or self.out.strategy != "shared" or not self.first:
             return self.judge
         if self.shared is None:
@@ -150,8 +150,6 @@ class _Checker:
             if self.shared is None or not self.shared.shared:
                 self.out.strategy = "reencode"
                 return None
-        if self.spent < self.first * len(self.shared.shared) / 2:
-            return None
         try:
             self.judge = SharedJudge(self.test, self.shared, self.specs, self.options)
         except Expired:
@@ -179,12 +177,8 @@ class _Checker:
             # the solver gave up on the shared encoding: ask the edited test on its own
         if self.out.strategy == "shared":
             self.out.fallbacks += 1
-        t0 = time.perf_counter()
-        answer = _judge(repaired, self.specs, self.every_variant, self.options)
-        took = time.perf_counter() - t0
-        self.spent += took
-        self.first = self.first or took
-        return answer
+        self.first = True
+        return _judge(repaired, self.specs, self.every_variant, self.options)
 
 
 def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult,
