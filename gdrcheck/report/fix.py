@@ -58,7 +58,7 @@ def format_fix(test: A.Test, r: FixResult) -> str:
         how = (f"{r.shared_edits} of them selectors of one shared encoding, "
                f"{r.fallbacks} set(s) encoded on their own")
     elif r.strategy == "shared":
-        how = "each set encoded on its own: too few sets to build the shared encoding"
+        how = "one set, encoded on its own: the shared encoding is built for the second"
     else:
         how = "each set encoded on its own"
     out.append(f"Queries {r.queries} candidate set(s) checked, {r.candidates} candidate "
