@@ -42,6 +42,8 @@ from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates
 from gdrcheck.engine.deadline import Expired
 from gdrcheck.engine.result import Verdict
 from gdrcheck.litmus import ast as A
+from gdrcheck.litmus import parse_litmus
+from gdrcheck.litmus.printer import print_litmus
 
 MAX_QUERIES = 400
 """Candidate sets checked before the search gives up (the answer is then Unknown)."""
@@ -168,9 +170,8 @@ class _Checker:
             ok = judge.judge(chosen, self.test.condition.quantifier == "forall")
             if ok is False:
                 return None, False
-            if ok:  # a repair: its verdicts, from the edited test's own check
-                verdicts, again = _judge(repaired, self.specs, self.every_variant,
-                                         self.options)
+            if ok:  # a repair: its verdicts, from the printed test's own check
+                verdicts, again = self._confirm(repaired)
                 if again is not True:
                     self.out.mismatches += 1
                 return verdicts, again
@@ -178,7 +179,14 @@ class _Checker:
         if self.out.strategy == "shared":
             self.out.fallbacks += 1
         self.first = True
-        return _judge(repaired, self.specs, self.every_variant, self.options)
+        verdicts, ok = _judge(repaired, self.specs, self.every_variant, self.options)
+        return self._confirm(repaired) if ok else (verdicts, ok)
+
+    def _confirm(self, repaired: A.Test) -> tuple[dict[str, str], bool | None]:
+        """The verdicts of a repair as it will be printed: the round-trip printer's
+        text, parsed again, checked (what -o writes is what was checked)."""
+        again = parse_litmus(print_litmus(repaired), repaired.path or "repaired.litmus")
+        return _judge(again, self.specs, self.every_variant, self.options)
 
 
 def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult,

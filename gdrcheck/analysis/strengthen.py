@@ -290,6 +290,11 @@ def _bundle_signals(test: A.Test) -> Iterator[Edit]:
             if not (isinstance(put, A.GinPut) and isinstance(sig, A.GinSignal)
                     and put.signal is None and sig.options == A.GinOptions()):
                 continue
+            # a bundled signal goes to the put's peer (``sig=S`` names no rank): only a
+            # signal to that peer can be bundled (gdrcheck fix once bundled gin/07's
+            # signal to rank 1 into its put to rank 2)
+            if put.dst.rank is None or sig.signal.target.rank != put.dst.rank:
+                continue
             if sig.ctx != put.ctx and _uses_ctx(test, sig.ctx, {(t, i + 1)}):
                 continue
             yield Edit("bundle-signal", 1, t, i, "replace",

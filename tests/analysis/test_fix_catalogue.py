@@ -122,23 +122,26 @@ def test_a_relaxed_mbarrier_wait_is_offered_acquire() -> None:
     assert _texts(apply_edits(t, es), 1)[0] == "mbarrier.wait.acquire.cta mb"
 
 
-@pytest.mark.parametrize("signal_ctx,uses_elsewhere", [("c0", False), ("c1", False),
-                                                       ("c1", True)])
+@pytest.mark.parametrize("signal_ctx,uses_elsewhere,peer", [
+    ("c0", False, 1), ("c1", False, 1), ("c1", True, 1), ("c0", False, 2)])
 def test_bundling_is_offered_only_where_it_loses_nothing(signal_ctx: str,
-                                                         uses_elsewhere: bool) -> None:
+                                                         uses_elsewhere: bool,
+                                                         peer: int) -> None:
     # a strong signal on context d also covers earlier puts on d (R-GIN-3): moved to the
-    # put's context it would not, so with another use of d it is not a strengthening
+    # put's context it would not, so with another use of d it is not a strengthening;
+    # and a bundled signal goes to the put's peer, so only a signal to it can be bundled
+    # (litmus/gin/07 signals rank 1 after a put to rank 2)
     other = " gin.put c1, y@1, buf2 |                       ;\n" if uses_elsewhere else ""
     text = f"""GIN bundle-where
 {{ x = 0; y = 0; buf@0 = 1; buf2@0 = 1; S : signal; }}
  P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;
 {other} gin.put c0, x@1, buf  | gin.wait_signal S, 1  ;
- gin.signal {signal_ctx}, S@1   | ld.relaxed.sys r0, x  ;
+ gin.signal {signal_ctx}, S@{peer}   | ld.relaxed.sys r0, x  ;
 exists (1:r0 = 0)
 """
     t = parse_litmus(text, "w.litmus")
     offered = [e for e in candidates(t) if e.entry == "bundle-signal"]
-    assert len(offered) == (0 if uses_elsewhere else 1)
+    assert len(offered) == (0 if uses_elsewhere or peer != 1 else 1)
 
 
 NEW_ENTRIES = {"mbarrier.release", "mbarrier.acquire", "bundle-signal", "put_signal",
