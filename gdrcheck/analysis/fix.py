@@ -6,9 +6,12 @@ of :mod:`gdrcheck.analysis.strengthen`):
 
 1. a z3 optimiser over the selectors proposes the cheapest set of edits not yet
    excluded (at most one change and one insertion per place);
-2. the test with those edits is checked under every target model — one query each
-   (``--every-variant``: one sweep each, every combination of the model's variants in
-   one encoding);
+2. the set is checked under every target model — one query each, under assumptions
+   on the shared encoding where every candidate edit is a selector of one program
+   (:mod:`gdrcheck.analysis.fix_shared`, built for the second set), else (the first
+   set, an edit the shared encoding cannot guard, ``--every-variant``: one sweep each,
+   the explicit engine) on the edited test's own encoding; a repair is re-checked as
+   it will be printed;
 3. if the outcome is still reachable under some model, that set fails, and so does
    every subset of it, since a subset is weaker and strengthening never adds an outcome
    (the monotonicity law, tests/laws). The set is first grown to a maximal failing set
