@@ -10,8 +10,16 @@ acquire, a wider scope, a strong signal, a flush, a strict window), never remove
 so by the monotonicity law (docs/laws.md, tests/laws) it never adds an outcome. The
 costs are a ranking, not a performance model: a plain access made release/acquire
 costs 1, a fence 2 (``fence.sc`` 3), each scope step wider +1 (``.cta`` 0, ``.gpu`` 1,
-``.sys`` 2); an x86 MFENCE 3; a GIN or NVSHMEM change of a call's kind 1, an added
-flush, ``shmem.fence`` or proxy fence 2, ``shmem.quiet`` 3.
+``.sys`` 2); an x86 MFENCE 3; a GIN or NVSHMEM change of a call's kind 1 (also a
+signal bundled into its put, a put and its signal_op made a put_signal, an mbarrier
+arrival made release or its wait acquire), an added flush, ``shmem.fence`` or proxy
+fence 2, a counter and a wait for it 2, ``shmem.quiet`` 3.
+
+An edit changes one place (``slot``), except a bundling, which replaces two adjacent
+instructions by one and takes both places; one that declares a counter adds an init
+item (:attr:`Edit.init_add`). The shared encoding (gdrcheck/analysis/fix_shared.py)
+gives a selector to every edit of one instruction for one (:attr:`Edit.simple`); the
+others are checked on their own.
 """
 
 from __future__ import annotations
