@@ -176,14 +176,43 @@ def _ptx_scopes(test: A.Test) -> Iterator[Edit]:
                                ("access", 0, SCOPE_COST[wider]))
 
 
+_BULK = (A.PtxAsyncStore, A.PtxAsyncWait, A.PtxBulkLoad, A.PtxBulkStore)
+_GENERIC = (A.PtxLoad, A.PtxStore, A.PtxAtom, A.PtxRed)
+
+
 def _proxy_fence(test: A.Test) -> Iterator[Edit]:
+    """``fence.proxy.async`` after a bulk-async (TMA) operation of the thread (R-PTX-5);
+    and, where the test uses the async proxy at all, after a generic access of the
+    thread, before what follows (a TMA copy reading what the thread wrote, an arrival
+    that lets another thread's TMA overwrite what it read: PTX ISA §8.6.1, the proxy
+    fence between the generic and the async proxy; litmus/ptx75/TMA-store+wait+release+
+    proxy-fence and DeepEP-642-stage-reuse+proxy-fence). In ptx75 tests the fence may
+    name one state space (``.shared::cta``, ``.global``; the unqualified fence covers
+    both and dominates them)."""
     if test.arch == "X86":
         return
+    uses_async = any(isinstance(x, _BULK) for th in test.threads for x in th.instrs)
+    qualified = any(isinstance(x, (A.PtxBulkLoad, A.PtxBulkStore))
+                    for th in test.threads for x in th.instrs)
     for t, th in _threads(test):
+        if th.placement.host:
+            continue
         for i in range(1, len(th.instrs)):
-            if any(isinstance(x, (A.PtxAsyncStore, A.PtxAsyncWait)) for x in th.instrs[:i]):
-                yield Edit("fence.proxy.async", 2, t, i, "insert",
-                           A.PtxFence("proxy.async", None), "insert fence.proxy.async")
+            before = th.instrs[:i]
+            after_async = any(isinstance(x, (A.PtxAsyncStore, A.PtxAsyncWait)) for x in before)
+            after_generic = uses_async and any(
+                isinstance(x, _GENERIC) and getattr(x, "proxy", "generic") == "generic"
+                for x in before)
+            if not (after_async or after_generic):
+                continue
+            yield Edit("fence.proxy.async", 2, t, i, "insert",
+                       A.PtxFence("proxy.async", None), "insert fence.proxy.async",
+                       ("pfence", 1, 0))
+            if qualified:
+                for space in ("shared::cta", "global"):
+                    yield Edit("fence.proxy.async", 2, t, i, "insert",
+                               A.PtxFence(f"proxy.async.{space}", None),
+                               f"insert fence.proxy.async.{space}", ("pfence", 0, 0))
 
 
 def _mfence(test: A.Test) -> Iterator[Edit]:
@@ -362,7 +391,9 @@ CATALOGUE: tuple[Strengthening, ...] = (
                   "PTX ISA §8.5 (scope), morally strong", _ptx_scopes),
     Strengthening("fence", "fence.acq_rel or fence.sc at cta, gpu or sys scope between two "
                   "accesses or calls", "PTX ISA §8.6, §9.7.12.4 (membar/fence)", _ptx_fences),
-    Strengthening("fence.proxy.async", "fence.proxy.async after a bulk-async (TMA) copy",
+    Strengthening("fence.proxy.async", "fence.proxy.async (in ptx75 tests also "
+                  ".shared::cta or .global) after a bulk-async (TMA) copy, or after a "
+                  "generic access in a test that uses the async proxy",
                   "PTX ISA §8.6.1 (proxies), R-PTX-5", _proxy_fence),
     Strengthening("mfence", "MFENCE between two x86 instructions", "Intel SDM vol. 3 §8.2",
                   _mfence),

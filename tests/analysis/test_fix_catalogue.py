@@ -144,8 +144,32 @@ exists (1:r0 = 0)
     assert len(offered) == (0 if uses_elsewhere or peer != 1 else 1)
 
 
+@pytest.mark.parametrize("buggy,human,where", [
+    # the TMA copy reads s, written generically just before: the proxy fence between
+    # them (PTX ISA §8.6.1; the test's own comment: "st s -> fence.proxy.async.shared::cta
+    # -> TMA read of s: the async read must see 1"), ptx75:Forbidden
+    ("TMA-store+wait+release+no-fence", "TMA-store+wait+release+proxy-fence", (0, 1)),
+    # DeepEP #642: the consumer's generic read of the stage, then its arrival that lets
+    # the producer's TMA overwrite it: the proxy fence between (DeepEP's fix),
+    # ptx75:Forbidden
+    ("DeepEP-642-stage-reuse+no-fence", "DeepEP-642-stage-reuse+proxy-fence", (1, 1)),
+])
+def test_a_generic_access_before_the_async_proxy_gets_a_proxy_fence(
+        buggy: str, human: str, where: tuple[int, int]) -> None:
+    test = load_litmus(LIB / "ptx75" / f"{buggy}.litmus")
+    r = fix(test, ["ptx75"])
+    assert r.status == "fixed" and r.repairs[0].cost == 2  # the human fix: one fence
+    (e,) = r.repairs[0].edits
+    assert e.entry == "fence.proxy.async" and (e.thread, e.index) == where
+    fixed = load_litmus(LIB / "ptx75" / f"{human}.litmus")
+    assert isinstance(fixed.threads[e.thread].instrs[e.index], A.PtxFence)  # same place
+    again = parse_litmus(print_litmus(r.repairs[0].test), "repaired.litmus")
+    res = check_test(again, "ptx75")
+    assert res.verdict == "Forbidden" and not res.vacuous
+
+
 NEW_ENTRIES = {"mbarrier.release", "mbarrier.acquire", "bundle-signal", "put_signal",
-               "counter-wait"}
+               "counter-wait", "fence.proxy.async"}
 
 
 def test_the_new_entries_add_no_outcome_on_the_library() -> None:
