@@ -6,9 +6,12 @@ of :mod:`gdrcheck.analysis.strengthen`):
 
 1. a z3 optimiser over the selectors proposes the cheapest set of edits not yet
    excluded (at most one change and one insertion per place);
-2. the test with those edits is checked under every target model — one query each
-   (``--every-variant``: one sweep each, every combination of the model's variants in
-   one encoding);
+2. the set is checked under every target model — one query each, under assumptions
+   on the shared encoding where every candidate edit is a selector of one program
+   (:mod:`gdrcheck.analysis.fix_shared`, built for the second set), else (the first
+   set, an edit the shared encoding cannot guard, ``--every-variant``: one sweep each,
+   the explicit engine) on the edited test's own encoding; a repair is re-checked as
+   it will be printed;
 3. if the outcome is still reachable under some model, that set fails, and so does
    every subset of it, since a subset is weaker and strengthening never adds an outcome
    (the monotonicity law, tests/laws). The set is first grown to a maximal failing set
@@ -35,11 +38,15 @@ from dataclasses import dataclass, field
 import z3
 
 from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.fix_shared import SharedJudge, SharedProgram, build_shared, project_matches
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates
+from gdrcheck.engine.deadline import Expired
 from gdrcheck.engine.result import Verdict
 from gdrcheck.litmus import ast as A
+from gdrcheck.litmus import parse_litmus
+from gdrcheck.litmus.printer import print_litmus
 
 MAX_QUERIES = 400
 """Candidate sets checked before the search gives up (the answer is then Unknown)."""
@@ -69,6 +76,17 @@ class FixResult:
     candidates: int = 0
     queries: int = 0
     """Candidate sets checked (each: one solver query per target model)."""
+    strategy: str = "shared"
+    """``shared``: candidate sets asked of one selector-guarded encoding per model
+    (gdrcheck/analysis/fix_shared.py); ``reencode``: each set's test encoded anew."""
+    shared_edits: int = 0
+    """Candidate edits with a selector in the shared encoding."""
+    fallbacks: int = 0
+    """Candidate sets checked by encoding the edited test anew (an edit without a
+    selector, or a set whose shared program is not the edited test's)."""
+    mismatches: int = 0
+    """Sets the shared encoding called a repair and the edited test's own check did
+    not (0 unless the shared encoding is wrong; the check's answer is kept)."""
     max_cost: int | None = None
     reason: str | None = None
     time: float = 0.0
@@ -105,62 +123,146 @@ def _judge(test: A.Test, targets: Sequence[ModelSpec], every_variant: bool,
     return verdicts, ok
 
 
-def _grow(test: A.Test, edits: list[Edit], failing: list[int], specs: Sequence[ModelSpec],
-          every_variant: bool, options: CheckOptions, out: FixResult, max_queries: int
-          ) -> list[int] | None:
+class _Checker:
+    """Answers a candidate set: from the shared encoding when it can, else (the
+    fallback) by checking the edited test on its own.
+
+    The shared encoding is built for the second set that is checked: the first (the
+    strongest) settles many searches alone ("impossible" in one query), and then
+    building it would cost more than the one check it replaces. Waiting longer does
+    not pay on the library: a ski rental (re-encode until that has cost half of the
+    first set's check per selector) gave 163 s against 178 s for re-encoding every set
+    on the library, building for the second set 75 s against 131 s (2026-12-01,
+    docs/fix.md), since building costs only a few checks of the strongest set when the
+    models are large (NVSHMEM, DeepEP) and the searches there are long."""
+
+    def __init__(self, test: A.Test, edits: list[Edit], specs: Sequence[ModelSpec],
+                 every_variant: bool, options: CheckOptions, out: FixResult) -> None:
+        self.test, self.edits, self.specs = test, edits, specs
+        self.every_variant, self.options, self.out = every_variant, options, out
+        self.judge: SharedJudge | None = None
+        self.shared: SharedProgram | None = None
+        self.first = False  # a set has been checked
+        if every_variant or options.engine == "explicit":
+            out.strategy = "reencode"
+
+    def _shared(self) -> SharedJudge | None:
+        """The shared encoding from the second set on (None before, or never)."""
+        if self.judge is not None or self.out.strategy != "shared" or not self.first:
+            return self.judge
+        if self.shared is None:
+            self.shared = build_shared(self.test, self.edits, self.options.unroll)
+            if self.shared is None or not self.shared.shared:
+                self.out.strategy = "reencode"
+                return None
+        try:
+            self.judge = SharedJudge(self.test, self.shared, self.specs, self.options)
+        except Expired:
+            self.out.strategy = "reencode"
+            return None
+        self.out.shared_edits = len(self.shared.shared)
+        return self.judge
+
+    def __call__(self, chosen: list[int]) -> tuple[dict[str, str] | None, bool | None]:
+        """Whether every target forbids the outcome with the edits ``chosen`` (None: a
+        solver gave up), and on success the verdicts of the edited test."""
+        judge = self._shared()
+        repaired = apply_edits(self.test, [self.edits[i] for i in chosen])
+        if judge is not None and project_matches(
+                judge.sp, self.test, self.edits, chosen, self.options.unroll):
+            ok = judge.judge(chosen, self.test.condition.quantifier == "forall")
+            if ok is False:
+                return None, False
+            if ok:  # a repair: its verdicts, from the printed test's own check
+                verdicts, again = self._confirm(repaired)
+                if again is not True:
+                    self.out.mismatches += 1
+                return verdicts, again
+            # the solver gave up on the shared encoding: ask the edited test on its own
+        if self.out.strategy == "shared":
+            self.out.fallbacks += 1
+        self.first = True
+        verdicts, ok = _judge(repaired, self.specs, self.every_variant, self.options)
+        return self._confirm(repaired) if ok else (verdicts, ok)
+
+    def _confirm(self, repaired: A.Test) -> tuple[dict[str, str], bool | None]:
+        """The verdicts of a repair as it will be printed: the round-trip printer's
+        text, parsed again, checked (what -o writes is what was checked)."""
+        again = parse_litmus(print_litmus(repaired), repaired.path or "repaired.litmus")
+        return _judge(again, self.specs, self.every_variant, self.options)
+
+
+def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult,
+          max_queries: int) -> list[int] | None:
     """A maximal failing superset of ``failing`` (MARCO's grow): add each compatible edit,
     dearest first, that keeps the outcome reachable. None when a solver gives up."""
     have = list(failing)
-    taken = {edits[i].slot for i in have}
+    taken = {x for i in have for x in edits[i].slots}
     for j in sorted(range(len(edits)), key=lambda j: -edits[j].cost):
-        if j in have or edits[j].slot in taken or out.queries >= max_queries:
+        if j in have or taken & set(edits[j].slots) or out.queries >= max_queries:
             continue
         out.queries += 1
-        _, ok = _judge(apply_edits(test, [edits[i] for i in [*have, j]]), specs,
-                       every_variant, options)
+        _, ok = check([*have, j])
         if ok is None:
             return None
         if not ok:
             have.append(j)
-            taken.add(edits[j].slot)
+            taken.update(edits[j].slots)
     return have
 
 
 def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool = False,
         max_cost: int | None = None, all_minimal: bool = False,
-        options: CheckOptions = DEFAULT_OPTIONS, max_queries: int = MAX_QUERIES
-        ) -> FixResult:
+        options: CheckOptions = DEFAULT_OPTIONS, max_queries: int = MAX_QUERIES,
+        strategy: str = "shared") -> FixResult:
     """The cheapest catalogued strengthenings of ``test`` whose outcome every target
-    forbids. Raises InputError as check_test does (an unknown model or variant)."""
+    forbids. ``strategy`` ``shared`` (the default) asks one selector-guarded encoding
+    per model where it can; ``reencode`` encodes every candidate set's test anew (the
+    same answers: a baseline for the benchmark). Raises InputError as check_test does
+    (an unknown model or variant)."""
+    if strategy not in ("shared", "reencode"):
+        raise ValueError(f"unknown strategy {strategy!r}")
     t0 = time.perf_counter()
     specs = [ModelSpec.of(m) for m in targets]
     before, ok = _judge(test, specs, every_variant, options)
     out = FixResult(test.name, test.path, [str(s) for s in specs], every_variant, "unknown",
-                    before, max_cost=max_cost)
+                    before, max_cost=max_cost, strategy=strategy)
     if ok:
         out.status = "already"
         out.time = time.perf_counter() - t0
         return out
     edits = candidates(test)
     out.candidates = len(edits)
-    sel = [z3.Bool(f"edit!{i}") for i in range(len(edits))]
-    opt = z3.Optimize()
+    check = _Checker(test, edits, specs, every_variant, options, out)
+    # the proposer in a context of its own: its answers (which of several sets of one
+    # cost comes first) do not depend on what the process asked z3 before
+    ctx = z3.Context()
+    sel = [z3.Bool(f"edit!{i}", ctx) for i in range(len(edits))]
+    opt = z3.Optimize(ctx=ctx)
     slots: dict[tuple[int, int, str], list[int]] = {}
     for i, e in enumerate(edits):
-        slots.setdefault(e.slot, []).append(i)
+        for x in e.slots:
+            slots.setdefault(x, []).append(i)
     for group in slots.values():
         if len(group) > 1:
             opt.add(z3.AtMost(*[sel[i] for i in group], 1))
-    cost = z3.Sum([z3.If(s, e.cost, 0) for s, e in zip(sel, edits, strict=True)]) \
-        if edits else z3.IntVal(0)
+    cost = z3.Sum([z3.If(s, z3.IntVal(e.cost, ctx), z3.IntVal(0, ctx))
+                   for s, e in zip(sel, edits, strict=True)]) if edits else z3.IntVal(0, ctx)
     if max_cost is not None:
         opt.add(cost <= max_cost)
     opt.minimize(cost)
     if edits:
         opt.add(z3.Or(sel))  # the test as it is fails: at least one edit
     best: int | None = None
-    pending: list[int] | None = [max(g, key=lambda i: edits[i].cost)
-                                 for g in slots.values()] or None
+    # the strongest set: the dearest edit at each place (those that take several
+    # places first, then one per place left)
+    strongest: list[int] = []
+    used: set[tuple[int, int, str]] = set()
+    for i in sorted(range(len(edits)), key=lambda i: (-len(edits[i].slots), -edits[i].cost)):
+        if not used & set(edits[i].slots):
+            strongest.append(i)
+            used.update(edits[i].slots)
+    pending: list[int] | None = strongest or None
     while True:
         if pending is not None:  # first the strongest set: when it fails, so do its subsets
             chosen, pending = pending, None
@@ -180,12 +282,13 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
             break
         out.queries += 1
         k = sum(edits[i].cost for i in chosen)
-        repaired = apply_edits(test, [edits[i] for i in chosen])
-        verdicts, ok = _judge(repaired, specs, every_variant, options)
+        verdicts, ok = check(chosen)
         if ok is None:
             out.reason = "a solver gave up on a candidate (Unknown)"
             break
         if ok:
+            assert verdicts is not None
+            repaired = apply_edits(test, [edits[i] for i in chosen])
             # the repaired test keeps no Expect=/Liveness= line: its verdicts are gdrcheck's
             shown = dataclasses.replace(repaired, meta=tuple(
                 x for x in repaired.meta if x.key not in ("Expect", "Liveness")))
@@ -196,8 +299,7 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
         else:
             # this set fails, and so does every subset of it (monotonicity); grow it to
             # a maximal failing set first, so that one clause excludes more
-            grown = _grow(test, edits, chosen, specs, every_variant, options, out,
-                          max_queries)
+            grown = _grow(edits, chosen, check, out, max_queries)
             if grown is None:
                 out.reason = "a solver gave up on a candidate (Unknown)"
                 break
@@ -205,7 +307,7 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
             # same places with weaker alternatives)
             rest = [sel[j] for j in range(len(edits))
                     if not any(edits[i].dominates(edits[j]) for i in grown)]
-            opt.add(z3.Or(rest) if rest else z3.BoolVal(False))
+            opt.add(z3.Or(rest) if rest else z3.BoolVal(False, ctx))
     if best is not None:
         out.repairs = sorted((r for r in out.repairs if r.cost == best),
                              key=lambda r: [(e.thread, e.index, e.text) for e in r.edits])

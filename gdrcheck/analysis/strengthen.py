@@ -10,8 +10,16 @@ acquire, a wider scope, a strong signal, a flush, a strict window), never remove
 so by the monotonicity law (docs/laws.md, tests/laws) it never adds an outcome. The
 costs are a ranking, not a performance model: a plain access made release/acquire
 costs 1, a fence 2 (``fence.sc`` 3), each scope step wider +1 (``.cta`` 0, ``.gpu`` 1,
-``.sys`` 2); an x86 MFENCE 3; a GIN or NVSHMEM change of a call's kind 1, an added
-flush, ``shmem.fence`` or proxy fence 2, ``shmem.quiet`` 3.
+``.sys`` 2); an x86 MFENCE 3; a GIN or NVSHMEM change of a call's kind 1 (also a
+signal bundled into its put, a put and its signal_op made a put_signal, an mbarrier
+arrival made release or its wait acquire), an added flush, ``shmem.fence`` or proxy
+fence 2, a counter and a wait for it 2, ``shmem.quiet`` 3.
+
+An edit changes one place (``slot``), except a bundling, which replaces two adjacent
+instructions by one and takes both places; one that declares a counter adds an init
+item (:attr:`Edit.init_add`). The shared encoding (gdrcheck/analysis/fix_shared.py)
+gives a selector to every edit of one instruction for one (:attr:`Edit.simple`); the
+others are checked on their own.
 """
 
 from __future__ import annotations
@@ -39,15 +47,35 @@ class Edit:
     index: int
     action: str  # "replace" | "insert" | "init"
     instr: object
+    """The new instruction (or init item); for a replacement, also a tuple of
+    instructions (one replaced by several: a put with a counter and its wait)."""
     text: str  # what it does, in words
     strength: tuple[str, int, int] = ("", 0, 0)
     """(family, semantics level, scope level): within a slot and a family, an edit at
     least as high on both levels is at least as strong (:meth:`dominates`)."""
+    span: int = 1
+    """A replacement of ``span`` instructions from ``index`` on (2: a put and the
+    signal after it become one put with that signal)."""
+    init_add: tuple[object, ...] = ()
+    """Init items the edit adds (a counter it declares)."""
 
     @property
     def slot(self) -> tuple[int, int, str]:
         """Edits with the same slot exclude each other (two ways of changing one thing)."""
         return (self.thread, self.index, "insert" if self.action == "insert" else "change")
+
+    @property
+    def slots(self) -> tuple[tuple[int, int, str], ...]:
+        """Every slot the edit takes (a replacement of several instructions takes the
+        change slot of each)."""
+        if self.action != "replace" or self.span == 1:
+            return (self.slot,)
+        return tuple((self.thread, self.index + k, "change") for k in range(self.span))
+
+    @property
+    def simple(self) -> bool:
+        """One instruction (or init item) for one: what the shared encoding can guard."""
+        return self.span == 1 and not isinstance(self.instr, tuple) and not self.init_add
 
     def dominates(self, other: Edit) -> bool:
         """``self`` makes the program at least as strong as ``other`` (same place, same
@@ -100,19 +128,29 @@ def _ptx_fences(test: A.Test) -> Iterator[Edit]:
                                ("fence", base, SCOPE_COST[scope]))
 
 
+def _not_narrower(ins: A.PtxLoad | A.PtxStore) -> tuple[A.Scope, ...]:
+    """The scopes a release or acquire may take in place of ``ins``: any for a weak
+    access, those at least as wide as its own for a relaxed one (``st.relaxed.gpu`` →
+    ``st.release.cta`` narrows the scope: not a strengthening; the shared encoding's
+    equivalence test found it, litmus/ptx/IRIW+fence.sc.gpu+fence.sc.cta)."""
+    if ins.sem == "weak" or ins.scope is None:
+        return SCOPES
+    return tuple(x for x in SCOPES if SCOPE_COST[x] >= SCOPE_COST[ins.scope])
+
+
 def _ptx_release_acquire(test: A.Test) -> Iterator[Edit]:
     if test.arch == "X86":
         return
     for t, th in _threads(test):
         for i, ins in enumerate(th.instrs):
             if isinstance(ins, A.PtxLoad) and ins.sem in ("weak", "relaxed"):
-                for scope in SCOPES:
+                for scope in _not_narrower(ins):
                     yield Edit("ld.acquire", 1 + SCOPE_COST[scope], t, i, "replace",
                                dataclasses.replace(ins, sem="acquire", scope=scope),
                                f"make the load ld.acquire.{scope}",
                                ("access", 1, SCOPE_COST[scope]))
             elif isinstance(ins, A.PtxStore) and ins.sem in ("weak", "relaxed"):
-                for scope in SCOPES:
+                for scope in _not_narrower(ins):
                     yield Edit("st.release", 1 + SCOPE_COST[scope], t, i, "replace",
                                dataclasses.replace(ins, sem="release", scope=scope),
                                f"make the store st.release.{scope}",
@@ -138,14 +176,43 @@ def _ptx_scopes(test: A.Test) -> Iterator[Edit]:
                                ("access", 0, SCOPE_COST[wider]))
 
 
+_BULK = (A.PtxAsyncStore, A.PtxAsyncWait, A.PtxBulkLoad, A.PtxBulkStore)
+_GENERIC = (A.PtxLoad, A.PtxStore, A.PtxAtom, A.PtxRed)
+
+
 def _proxy_fence(test: A.Test) -> Iterator[Edit]:
+    """``fence.proxy.async`` after a bulk-async (TMA) operation of the thread (R-PTX-5);
+    and, where the test uses the async proxy at all, after a generic access of the
+    thread, before what follows (a TMA copy reading what the thread wrote, an arrival
+    that lets another thread's TMA overwrite what it read: PTX ISA §8.6.1, the proxy
+    fence between the generic and the async proxy; litmus/ptx75/TMA-store+wait+release+
+    proxy-fence and DeepEP-642-stage-reuse+proxy-fence). In ptx75 tests the fence may
+    name one state space (``.shared::cta``, ``.global``; the unqualified fence covers
+    both and dominates them)."""
     if test.arch == "X86":
         return
+    uses_async = any(isinstance(x, _BULK) for th in test.threads for x in th.instrs)
+    qualified = any(isinstance(x, (A.PtxBulkLoad, A.PtxBulkStore))
+                    for th in test.threads for x in th.instrs)
     for t, th in _threads(test):
+        if th.placement.host:
+            continue
         for i in range(1, len(th.instrs)):
-            if any(isinstance(x, (A.PtxAsyncStore, A.PtxAsyncWait)) for x in th.instrs[:i]):
-                yield Edit("fence.proxy.async", 2, t, i, "insert",
-                           A.PtxFence("proxy.async", None), "insert fence.proxy.async")
+            before = th.instrs[:i]
+            after_async = any(isinstance(x, (A.PtxAsyncStore, A.PtxAsyncWait)) for x in before)
+            after_generic = uses_async and any(
+                isinstance(x, _GENERIC) and getattr(x, "proxy", "generic") == "generic"
+                for x in before)
+            if not (after_async or after_generic):
+                continue
+            yield Edit("fence.proxy.async", 2, t, i, "insert",
+                       A.PtxFence("proxy.async", None), "insert fence.proxy.async",
+                       ("pfence", 1, 0))
+            if qualified:
+                for space in ("shared::cta", "global"):
+                    yield Edit("fence.proxy.async", 2, t, i, "insert",
+                               A.PtxFence(f"proxy.async.{space}", None),
+                               f"insert fence.proxy.async.{space}", ("pfence", 0, 0))
 
 
 def _mfence(test: A.Test) -> Iterator[Edit]:
@@ -229,6 +296,92 @@ def _shmem_fences(test: A.Test) -> Iterator[Edit]:
                            "insert shmem.quiet")
 
 
+def _mbarriers(test: A.Test) -> Iterator[Edit]:
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if isinstance(ins, A.PtxMbarArrive) and ins.sem == "relaxed":
+                yield Edit("mbarrier.release", 1, t, i, "replace",
+                           dataclasses.replace(ins, sem="release"),
+                           "make the arrival mbarrier.arrive.release")
+            elif isinstance(ins, A.PtxMbarWait) and ins.sem == "relaxed":
+                yield Edit("mbarrier.acquire", 1, t, i, "replace",
+                           dataclasses.replace(ins, sem="acquire"),
+                           "make the wait mbarrier.wait.acquire")
+
+
+def _uses_ctx(test: A.Test, ctx: str, but: set[tuple[int, int]]) -> bool:
+    """Does any instruction of the test (other than those at ``but``) name ``ctx``?"""
+    return any(getattr(x, "ctx", None) == ctx and (t, i) not in but
+               for t, th in _threads(test) for i, x in enumerate(th.instrs))
+
+
+def _bundle_signals(test: A.Test) -> Iterator[Edit]:
+    """``gin.put`` directly followed by ``gin.signal`` → one put carrying that signal.
+    Only where it loses nothing: the put has no signal of its own, the signal has no
+    release options, and it is on the put's context or on a context nothing else uses
+    (a strong signal on context d also covers earlier puts on d, R-GIN-3: moved to the
+    put's context it would no longer)."""
+    for t, th in _threads(test):
+        for i in range(len(th.instrs) - 1):
+            put, sig = th.instrs[i], th.instrs[i + 1]
+            if not (isinstance(put, A.GinPut) and isinstance(sig, A.GinSignal)
+                    and put.signal is None and sig.options == A.GinOptions()):
+                continue
+            # a bundled signal goes to the put's peer (``sig=S`` names no rank): only a
+            # signal to that peer can be bundled (gdrcheck fix once bundled gin/07's
+            # signal to rank 1 into its put to rank 2)
+            if put.dst.rank is None or sig.signal.target.rank != put.dst.rank:
+                continue
+            if sig.ctx != put.ctx and _uses_ctx(test, sig.ctx, {(t, i + 1)}):
+                continue
+            yield Edit("bundle-signal", 1, t, i, "replace",
+                       dataclasses.replace(put, signal=sig.signal),
+                       "bundle the signal with the put", span=2)
+
+
+def _put_signals(test: A.Test) -> Iterator[Edit]:
+    """``shmem.put{_nbi}`` directly followed by ``shmem.signal_op`` on the same peer →
+    ``shmem.put_signal{_nbi}`` (the signal's completion implies the delivery of its
+    own data, R-SH-4; a separate signal_op is unordered with the put, R-SH-5)."""
+    for t, th in _threads(test):
+        for i in range(len(th.instrs) - 1):
+            put, sig = th.instrs[i], th.instrs[i + 1]
+            if not (isinstance(put, A.ShmemCall) and isinstance(sig, A.ShmemCall)
+                    and put.op in ("put", "put_nbi") and sig.op == "signal_op"
+                    and put.dst is not None and sig.signal is not None
+                    and put.dst.rank == sig.signal.rank):
+                continue
+            yield Edit("put_signal", 1, t, i, "replace",
+                       A.ShmemCall(put.op.replace("put", "put_signal"), put.dst, put.src,
+                                   signal=sig.signal,
+                                   signal_value=sig.signal_value,
+                                   signal_op=sig.signal_op),
+                       f"make the put shmem.{put.op.replace('put', 'put_signal')}", span=2)
+
+
+def _counter_waits(test: A.Test) -> Iterator[Edit]:
+    """A put whose local source the thread writes again later gets a counter of its
+    own and waits for it right after (R-GIN-9: the counter records the put's local
+    completion, its source may then be reused; litmus/gin/15)."""
+    names = {getattr(x, "name", None) for x in test.init}
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if not (isinstance(ins, A.GinPut) and ins.counter is None
+                    and isinstance(ins.src, A.LocRef)):
+                continue
+            src = ins.src.name
+            if not any(isinstance(x, (A.PtxStore, A.PtxAtom, A.PtxRed))
+                       and getattr(getattr(x, "loc", None), "name", None) == src
+                       for x in th.instrs[i + 1:]):
+                continue
+            name = next(n for n in (f"C{t}_{i}", *(f"C{t}_{i}_{k}" for k in range(99)))
+                        if n not in names)
+            yield Edit("counter-wait", 2, t, i, "replace",
+                       (dataclasses.replace(ins, counter=name), A.GinWait("counter", name, 1)),
+                       f"count the put on counter {name} and wait for it",
+                       init_add=(A.CounterDecl(name),))
+
+
 CATALOGUE: tuple[Strengthening, ...] = (
     Strengthening("ld.acquire / st.release", "a plain load made acquire, a plain store "
                   "release (at cta, gpu or sys scope); a relaxed atom made acq_rel, a "
@@ -238,7 +391,9 @@ CATALOGUE: tuple[Strengthening, ...] = (
                   "PTX ISA §8.5 (scope), morally strong", _ptx_scopes),
     Strengthening("fence", "fence.acq_rel or fence.sc at cta, gpu or sys scope between two "
                   "accesses or calls", "PTX ISA §8.6, §9.7.12.4 (membar/fence)", _ptx_fences),
-    Strengthening("fence.proxy.async", "fence.proxy.async after a bulk-async (TMA) copy",
+    Strengthening("fence.proxy.async", "fence.proxy.async (in ptx75 tests also "
+                  ".shared::cta or .global) after a bulk-async (TMA) copy, or after a "
+                  "generic access in a test that uses the async proxy",
                   "PTX ISA §8.6.1 (proxies), R-PTX-5", _proxy_fence),
     Strengthening("mfence", "MFENCE between two x86 instructions", "Intel SDM vol. 3 §8.2",
                   _mfence),
@@ -254,6 +409,24 @@ CATALOGUE: tuple[Strengthening, ...] = (
                   "R-GIN-12, DeepEP #674", _strict_windows),
     Strengthening("shmem.fence / shmem.quiet", "shmem.fence or shmem.quiet between two "
                   "NVSHMEM calls", "OpenSHMEM 1.5 §9.9.1, §9.9.2", _shmem_fences),
+    Strengthening("mbarrier.release / mbarrier.acquire", "a relaxed mbarrier.arrive made "
+                  "release, a relaxed mbarrier.wait made acquire",
+                  "PTX ISA §8.8 (release pattern mbarrier.arrive.release, acquire pattern "
+                  "mbarrier.test_wait.acquire), §9.7.13.15 (mbarrier: .release and .acquire "
+                  "the defaults)", _mbarriers),
+    Strengthening("bundle-signal", "a gin.signal right after a gin.put bundled into it",
+                  "R-GIN-2 (device_gin.rst, put: 'the visibility of the signal ... implies "
+                  "the visibility of the put data it is attached to'), R-GIN-4",
+                  _bundle_signals),
+    Strengthening("put_signal", "shmem.put{_nbi} and the shmem.signal_op right after it "
+                  "made one shmem.put_signal{_nbi}",
+                  "R-SH-4 (OpenSHMEM 1.5 shmem_put_signal: the completion of the signal "
+                  "update indicates the delivery of its dest data words), R-SH-5",
+                  _put_signals),
+    Strengthening("counter-wait", "a put counted on a counter of its own, and a "
+                  "gin.wait_counter for it right after, before its source is written "
+                  "again", "R-GIN-9 (device_gin.rst: a counter tracks the local "
+                  "completion of its put), litmus/gin/15", _counter_waits),
 )
 
 
@@ -263,22 +436,33 @@ def candidates(test: A.Test) -> list[Edit]:
 
 
 def apply_edits(test: A.Test, edits: list[Edit]) -> A.Test:
-    """``test`` with ``edits`` applied (at most one change and one insertion per slot)."""
+    """``test`` with ``edits`` applied (at most one edit per slot, :attr:`Edit.slots`)."""
     init = list(test.init)
     per_thread: dict[int, list[Edit]] = {}
     for e in edits:
+        init.extend(e.init_add)  # type: ignore[arg-type]
         if e.action == "init":
             init[e.index] = e.instr  # type: ignore[call-overload]
         else:
             per_thread.setdefault(e.thread, []).append(e)
     threads = list(test.threads)
     for t, es in per_thread.items():
-        ins = list(threads[t].instrs)
-        for e in es:
-            if e.action == "replace":
-                ins[e.index] = e.instr  # type: ignore[call-overload]
-        # insertions from the back, so the indices of the others stay valid
-        for e in sorted((e for e in es if e.action == "insert"), key=lambda e: -e.index):
-            ins.insert(e.index, e.instr)  # type: ignore[arg-type]
-        threads[t] = dataclasses.replace(threads[t], instrs=tuple(ins))
-    return dataclasses.replace(test, init=tuple(init), threads=tuple(threads))
+        old = threads[t].instrs
+        change = {e.index: e for e in es if e.action == "replace"}
+        ins: list[object] = []
+        skip = 0
+        for k in range(len(old) + 1):
+            ins.extend(e.instr for e in es if e.action == "insert" and e.index == k)
+            if k == len(old):
+                break
+            if skip:  # the rest of a replacement of several instructions
+                skip -= 1
+                continue
+            c = change.get(k)
+            if c is None:
+                ins.append(old[k])
+                continue
+            ins.extend(c.instr if isinstance(c.instr, tuple) else (c.instr,))
+            skip = c.span - 1
+        threads[t] = dataclasses.replace(threads[t], instrs=tuple(ins))  # type: ignore[arg-type]
+    return dataclasses.replace(test, init=tuple(init), threads=tuple(threads))  # type: ignore[arg-type]

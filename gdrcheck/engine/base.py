@@ -25,9 +25,11 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import z3
+
 from gdrcheck.cat.interp import builtin_functions, inverse, seq
-from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and
-from gdrcheck.lower.program import Event, Program
+from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and, f_or
+from gdrcheck.lower.program import Alt, Event, Program
 
 TAGS = (
     "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC", "VOL", "CTA", "GPU", "SYS", "ATOM", "X",
@@ -100,6 +102,40 @@ def _pairs_by(ids: Iterable[int], key: Callable[[int], Hashable | None]) -> Iter
             yield a, b
 
 
+def selector_var(name: str) -> z3.BoolRef:
+    """The Boolean of one candidate edit of ``gdrcheck fix`` (an event's guard, an
+    attribute's alternative: gdrcheck/analysis/fix_shared.py)."""
+    return z3.Bool(f"sel!{name}")
+
+
+def choices(e: Event) -> list[tuple[Formula, Event | Alt]]:
+    """When ``e`` has which attributes (tags, scope, ctx, agent): its own when none of
+    its alternatives' selectors is on, else that alternative's (at most one is on)."""
+    if not e.alts:
+        return [(True, e)]
+    sels = [selector_var(a.selector) for a in e.alts]
+    return [(z3.And([z3.Not(x) for x in sels]), e),
+            *((x, a) for x, a in zip(sels, e.alts, strict=True))]
+
+
+def _any(fs: list[Formula]) -> Formula | None:
+    """The disjunction of ``fs``; None for none (never)."""
+    return f_or(fs) if fs else None
+
+
+def when(e: Event, pred: Callable[[Event | Alt], bool],
+          cs: list[tuple[Formula, Event | Alt]] | None = None) -> Formula | None:
+    """When the attributes of ``e`` satisfy ``pred`` (None: never); ``cs``: its
+    :func:`choices`, when known."""
+    if not e.alts:
+        return True if pred(e) else None
+    cs = choices(e) if cs is None else cs
+    hits = [c for c, attrs in cs if pred(attrs)]
+    if len(hits) == len(cs):
+        return True  # whichever alternative is on
+    return _any(hits)
+
+
 CANDIDATE_NAMES = frozenset({"rf", "co", "fr", "fso", "syncbar", "FW", "rfe", "rfi", "coe",
                              "coi", "fre", "fri"})
 """The built-in names that depend on the candidate relations (the others are static:
@@ -140,9 +176,18 @@ def static_env(prog: Program, ex: dict[int, Formula],
     event -> when). An entry of a pair holds whenever both its events execute."""
     evs = [prog.events[i] for i in ex]
     poll = tick if tick is not None else _no_tick
+    alts = {e.eid: choices(e) for e in evs if e.alts}
 
     def s(pred: Any) -> SetV:
         return SetV({e.eid: ex[e.eid] for e in evs if pred(e)})
+
+    def tagged(tag: str) -> SetV:
+        out: dict[int, Formula] = {}
+        for e in evs:
+            f = when(e, lambda x: tag in x.tags, alts.get(e.eid))
+            if f is not None:
+                out[e.eid] = f_and(ex[e.eid], f)
+        return SetV(out)
 
     def pair(a: int, b: int) -> Formula:
         return f_and(ex[a], ex[b])
@@ -157,6 +202,31 @@ def static_env(prog: Program, ex: dict[int, Formula],
                 m[(a, b)] = pair(a, b)
         return RelV(m)
 
+    def attr_rel(ids_a: list[int], ids_b: list[int],
+                 pred: Callable[[Event, Event | Alt, Event, Event | Alt], bool]) -> RelV:
+        """Pairs whose attributes satisfy ``pred`` (with alternatives: when they do)."""
+        poll()
+        out: dict[Pair, Formula] = {}
+        for a in ids_a:
+            poll()
+            ea = prog.events[a]
+            for b in ids_b:
+                eb = prog.events[b]
+                if not ea.alts and not eb.alts:
+                    if pred(ea, ea, eb, eb):
+                        out[(a, b)] = pair(a, b)
+                    continue
+                combos = [(f_and(ca, cb), pred(ea, xa, eb, xb))
+                          for ca, xa in alts.get(a, [(True, ea)])
+                          for cb, xb in alts.get(b, [(True, eb)])]
+                if all(hit for _, hit in combos):
+                    out[(a, b)] = pair(a, b)  # whichever alternatives are on
+                    continue
+                f = _any([c for c, hit in combos if hit])
+                if f is not None:
+                    out[(a, b)] = f_and(pair(a, b), f)
+        return RelV(out)
+
     universe = s(lambda e: True)
     env: dict[str, Any] = {
         "_": universe,
@@ -166,17 +236,23 @@ def static_env(prog: Program, ex: dict[int, Formula],
         "M": s(lambda e: e.kind in ("R", "W")),
         "IW": s(lambda e: e.is_init),
     }
-    by_tag: dict[str, dict[int, Formula]] = {tag: {} for tag in TAGS}
-    for e in evs:
-        for t in e.tags:
-            by_tag.setdefault(t, {})[e.eid] = ex[e.eid]
-    for tag, members in by_tag.items():
-        env[tag] = SetV(members)
+    if alts:  # attributes that depend on selectors (gdrcheck fix)
+        extra = {t for e in evs for t in e.tags} | {t for e in evs for a in e.alts for t in a.tags}
+        for tag in [*TAGS, *sorted(extra - set(TAGS))]:
+            env[tag] = tagged(tag)
+    else:
+        by_tag: dict[str, dict[int, Formula]] = {tag: {} for tag in TAGS}
+        for e in evs:
+            for t in e.tags:
+                by_tag.setdefault(t, {})[e.eid] = ex[e.eid]
+        for tag, members in by_tag.items():
+            env[tag] = SetV(members)
     # the events of CPU (host) threads: no GPU, no agent (litmus-format.md §6.3)
     env["CPU"] = s(lambda e: not e.is_init and not e.agent and e.gpu is None)
     poll()
 
-    # po: a is an ancestor of b on b's path; b executing implies a does.
+    # po: a is an ancestor of b on b's path; b executing implies a does, unless a has a
+    # guard of its own (gdrcheck fix)
     po: dict[Pair, Formula] = {}
     for e in evs:
         if e.is_init:
@@ -184,7 +260,7 @@ def static_env(prog: Program, ex: dict[int, Formula],
         poll()
         for a in prog.ancestors(e.eid):
             if a in ex:
-                po[(a, e.eid)] = ex[e.eid]
+                po[(a, e.eid)] = pair(a, e.eid) if prog.events[a].guard else ex[e.eid]
     po_r = RelV(po)
     env["po"] = po_r
 
@@ -207,9 +283,15 @@ def static_env(prog: Program, ex: dict[int, Formula],
     def agent(i: int) -> tuple[int, str]:
         return (events[i].thread, events[i].agent)
 
-    env["int"] = rel(_pairs_by(ids, agent))
-    env["ext"] = rel((a, b) for a in ids for b in ids if agent(a) != agent(b))
-    _gin_relations(prog, ids, env, rel)
+    if alts:
+        env["int"] = attr_rel(ids, ids, lambda ea, xa, eb, xb: (ea.thread, xa.agent)
+                              == (eb.thread, xb.agent))
+        env["ext"] = attr_rel(ids, ids, lambda ea, xa, eb, xb: (ea.thread, xa.agent)
+                              != (eb.thread, xb.agent))
+    else:
+        env["int"] = rel(_pairs_by(ids, agent))
+        env["ext"] = rel((a, b) for a in ids for b in ids if agent(a) != agent(b))
+    _gin_relations(prog, ids, env, rel, attr_rel if alts else None)
     env["rmw"] = rel(prog.rmw)
     env["data"] = rel(prog.data)
     env["addr"] = rel(prog.addr)
@@ -223,7 +305,11 @@ def static_env(prog: Program, ex: dict[int, Formula],
 
     env["scta"] = rel(_pairs_by(ids, lambda i: place(i, "cta")))
     env["sgpu"] = rel(_pairs_by(ids, lambda i: place(i, "gpu")))
-    env["sr"] = rel(_same_scope_pairs(prog, ids, poll))
+    if alts:
+        env["sr"] = attr_rel(ids, ids, lambda ea, xa, eb, xb: _in_scope(xa.scope, ea, eb)
+                             and _in_scope(xb.scope, eb, ea))
+    else:
+        env["sr"] = rel(_same_scope_pairs(prog, ids, poll))
 
     from gdrcheck.cat.interp import inter
 
@@ -255,7 +341,7 @@ def _same_scope_pairs(prog: Program, ids: list[int], tick: Callable[[], None]
 
 
 def _gin_relations(prog: Program, ids: list[int], env: dict[str, Any],
-                   rel: Any) -> None:
+                   rel: Any, attr_rel: Any) -> None:
     """The static relations of GIN and NVSHMEM operations (gdrcheck/lower/gin.py):
 
     - ``op``: two events of one API operation;
@@ -266,10 +352,18 @@ def _gin_relations(prog: Program, ids: list[int], env: dict[str, Any],
     """
     evs = prog.events
     with_op = [i for i in ids if evs[i].op is not None]
-    with_ctx = [i for i in ids if evs[i].ctx is not None]
+    with_ctx = [i for i in ids if evs[i].ctx is not None
+                or any(a.ctx is not None for a in evs[i].alts)]
     env["op"] = rel(_pairs_by(with_op, lambda i: evs[i].op))
-    env["qp"] = rel(_pairs_by(with_op, lambda i: (evs[i].rank, evs[i].ctx, evs[i].peer)))
-    env["sctx"] = rel(_pairs_by(with_ctx, lambda i: (evs[i].rank, evs[i].ctx)))
+    if attr_rel is not None:
+        # the context may depend on a selector (gdrcheck fix: a put moved to its signal's)
+        env["qp"] = attr_rel(with_op, with_op, lambda ea, xa, eb, xb:
+                             (ea.rank, xa.ctx, ea.peer) == (eb.rank, xb.ctx, eb.peer))
+        env["sctx"] = attr_rel(with_ctx, with_ctx, lambda ea, xa, eb, xb: xa.ctx is not None
+                               and (ea.rank, xa.ctx) == (eb.rank, xb.ctx))
+    else:
+        env["qp"] = rel(_pairs_by(with_op, lambda i: (evs[i].rank, evs[i].ctx, evs[i].peer)))
+        env["sctx"] = rel(_pairs_by(with_ctx, lambda i: (evs[i].rank, evs[i].ctx)))
     env["speer"] = rel(_pairs_by(with_op, lambda i: (evs[i].rank, evs[i].peer)))
     mems = [i for i in ids if evs[i].mem is not None]
     gpu_of: dict[int, list[int]] = {}

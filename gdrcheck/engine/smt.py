@@ -26,7 +26,7 @@ from gdrcheck.cat import ast as C
 from gdrcheck.cat.interp import CheckResult, Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
-from gdrcheck.engine.base import Frame, base_env, static_env
+from gdrcheck.engine.base import Frame, base_env, selector_var, static_env, when
 from gdrcheck.engine.deadline import NO_DEADLINE, Deadline, Expired
 from gdrcheck.engine.graphs import digraph, is_acyclic
 from gdrcheck.engine.implied import NO_FACTS, Facts, implied_facts
@@ -136,7 +136,10 @@ def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[st
     for leaf in prog.leaves:
         if leaf.cut:
             cons.append(z3.Not(to_z3(block_f[leaf.block])))
-    exe: dict[int, Formula] = {e.eid: block_f[e.block] for e in ev}
+    # an event with a guard (gdrcheck fix) exists only when its selector is on
+    exe: dict[int, Formula] = {
+        e.eid: f_and(block_f[e.block], z3.Or([selector_var(g) for g in e.guard]))
+        if e.guard else block_f[e.block] for e in ev}
     enc.blocks = block_f
     enc.static = static_env(prog, exe, tick)
     facts = NO_FACTS
@@ -234,7 +237,9 @@ def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[st
             final_mem[alias] = final_mem[loc]
 
     # -- Fence-SC order: a clock per fence.sc --------------------------------
-    scf = [e.eid for e in ev if e.kind == "F" and "SC" in e.tags]
+    # (with gdrcheck fix's alternatives: the fences that are fence.sc under some of them)
+    sc_when = {e.eid: when(e, lambda x: "SC" in x.tags) for e in ev if e.kind == "F"}
+    scf = [f for f, w in sc_when.items() if w is not None]
     fso: dict[Pair, Formula] = {}
     fso_clock = {f: z3.Int(f"fsc{f}") for f in scf}
     if len(scf) > 1:
@@ -242,7 +247,8 @@ def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[st
     for i, (a, b) in enumerate(itertools.permutations(scf, 2)):
         if i % TICK_EVERY == 0:
             tick()
-        fso[(a, b)] = f_and_all([exe[a], exe[b], fso_clock[a] < fso_clock[b]])
+        fso[(a, b)] = f_and_all([exe[a], exe[b], sc_when[a], sc_when[b],  # type: ignore[list-item]
+                                 fso_clock[a] < fso_clock[b]])
 
     # -- barriers ------------------------------------------------------------
     syncbar = _barriers(prog, enc, exe, cons, tick)

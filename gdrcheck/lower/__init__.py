@@ -16,7 +16,7 @@ from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_t
 from gdrcheck.lower.gin import World
 from gdrcheck.lower.program import Expr, Program
 
-__all__ = ["lower", "Program", "DEFAULT_UNROLL"]
+__all__ = ["lower", "Program", "DEFAULT_UNROLL", "Guards"]
 
 DEFAULT_UNROLL = 2
 """A loop body runs at most this many times on one path (herd7's -unroll default)."""
@@ -46,15 +46,22 @@ def _prop_terms(p: A.Prop) -> Iterator[A.Term]:
         yield from _prop_terms(p.arg)
 
 
+Guards = dict[tuple[int, int], str]
+"""(thread, instruction index) -> a selector that the instruction's events carry as
+their guard (gdrcheck fix's shared encoding, gdrcheck/analysis/fix_shared.py)."""
+
+
 def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
-          tick: Callable[[], None] | None = None) -> Program:
+          tick: Callable[[], None] | None = None, guards: Guards | None = None) -> Program:
     """The program of ``test``. ``tick`` is called now and then while the threads are
     lowered (a check's time limit: whatever it raises when the time is up goes through
-    unchanged; the number of paths of a thread is exponential in its branches)."""
+    unchanged; the number of paths of a thread is exponential in its branches).
+    ``guards``: the selectors of gdrcheck fix's shared encoding."""
     if unroll < 1:
         raise UnsupportedError("the unroll bound must be at least 1")
     if test.arch == "GIN":
-        return _lower_gin(test, unroll, tick)
+        return _lower_gin(test, unroll, tick, guards or {})
+    guards = guards or {}
     b = ProgramBuilder()
     memory = ptx.Memory.of(test) if test.arch == "PTX" else None
 
@@ -136,7 +143,7 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll,
-                     tick)
+                     tick, {i: g for (t, i), g in guards.items() if t == th.index})
 
     return _program(test, b, locations, init_values, unroll, cond_names)
 
@@ -178,6 +185,7 @@ def _program(test: A.Test, b: ProgramBuilder, locations: list[str],
         unroll=unroll,
         aliases=aliases or {},
         relations=b.relations,
+        guarded_forks=frozenset(b.guarded_forks),
     )
 
 
@@ -254,7 +262,9 @@ def _world(test: A.Test) -> World:
                  frozenset(hosts), frozenset(strict), only_on, windows, test.path, test.source)
 
 
-def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None) -> Program:
+def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None,
+               guards: Guards | None = None) -> Program:
+    guards = guards or {}
     world = _world(test)
     # shared memory (one copy per CTA of each rank) and mbarriers, litmus-format.md §6.1
     memory = ptx.Memory.of_gin(test)
@@ -317,7 +327,7 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
-                     unroll, tick)
+                     unroll, tick, {i: g for (t, i), g in guards.items() if t == th.index})
 
     host.kernel_boundaries(b, host_state)
 

@@ -52,6 +52,8 @@ class ProgramBuilder:
     relations: dict[str, set[tuple[int, int]]] = field(
         default_factory=lambda: {"aob": set()})
     """Static relations by cat name; ``aob``: asynchronous-operation order (ptx.py)."""
+    guarded_forks: set[str] = field(default_factory=set)
+    """Selectors whose instruction split a path (gdrcheck fix: not shareable)."""
 
     def new_block(self, thread: int, parent: int | None, cond: CmpExpr | None, pos: bool) -> int:
         bid = len(self.blocks)
@@ -98,6 +100,8 @@ class PathState:
     ctrl_reads: frozenset[int]  # reads the current path's branch conditions depend on
     back_jumps: dict[int, int]  # times each backward jump was taken on this path
     asyncs: AsyncState = field(default_factory=AsyncState)
+    guard: str | None = None
+    """The selector of the instruction being lowered (gdrcheck fix), else None."""
 
     def copy(self) -> PathState:
         return PathState(
@@ -111,6 +115,7 @@ class PathState:
             self.ctrl_reads,
             dict(self.back_jumps),
             self.asyncs.copy(),
+            self.guard,
         )
 
     def before(self) -> list[int]:
@@ -172,6 +177,7 @@ class PathState:
             ctx=ctx,
             peer=peer,
             vloc=vloc,
+            guard=(self.guard,) if self.guard else (),
         )
         if agent:
             ev.parent = None
@@ -198,6 +204,8 @@ class PathState:
         if fork is True:
             return True
         if fork is False:
+            if self.guard is not None:
+                self.builder.guarded_forks.add(self.guard)
             self.builder.leaves.append(
                 Leaf(self.thread, self.block, tuple(sorted(self.regs.items())), True, wait))
             return False
@@ -214,6 +222,8 @@ class PathState:
         if isinstance(cond.left, int) and isinstance(cond.right, int):
             return eval_cmp(cond.op, cond.left, cond.right)
         b = self.builder
+        if self.guard is not None:
+            b.guarded_forks.add(self.guard)
         deps = expr_reads(cond)
         yes, no = self.copy(), self.copy()
         yes.block = b.new_block(self.thread, self.block, cond, True)
@@ -240,12 +250,14 @@ def build_thread(
     init_regs: dict[str, Expr],
     unroll: int,
     tick: Callable[[], None] | None = None,
+    guards: dict[int, str] | None = None,
 ) -> None:
     """Explore every path of one thread, appending events, blocks and leaves.
 
     The number of paths is exponential in the branches of the thread: ``tick`` (the
     check's time limit: it raises when the time is up) is called every
-    :data:`TICK_EVERY` instructions lowered."""
+    :data:`TICK_EVERY` instructions lowered. ``guards`` (gdrcheck fix): instruction
+    index -> the selector its events carry."""
     root = builder.new_block(thread, None, None, True)
     start = PathState(builder, thread, place, 0, dict(init_regs), root, None, frozenset(), {})
     stack = [start]
@@ -259,6 +271,7 @@ def build_thread(
             builder.leaves.append(Leaf(thread, st.block, tuple(sorted(st.regs.items())), False))
             continue
         before = st.pc
+        st.guard = guards.get(st.pc) if guards else None
         for nxt in step(st):
             if nxt.pc <= before:  # a backward jump: count it against the bound
                 taken = nxt.back_jumps.get(before, 0) + 1

@@ -116,6 +116,19 @@ class Block:
     positive: bool = True
 
 
+@dataclass(frozen=True)
+class Alt:
+    """The attributes an event has when ``selector`` is on (``gdrcheck fix``'s shared
+    encoding: a replacement edit of the instruction, or of the init block, that
+    changes only these attributes of the event)."""
+
+    selector: str
+    tags: frozenset[str]
+    scope: str | None
+    ctx: str | None
+    agent: str
+
+
 @dataclass
 class Event:
     eid: int
@@ -142,6 +155,13 @@ class Event:
     ctx: str | None = None  # the GIN context ("shmem" for NVSHMEM calls)
     peer: int | None = None  # the operation's peer rank
     vloc: str | None = None  # the virtual address, when it differs from ``loc`` (PTX ISA §8.2)
+    # gdrcheck fix's shared encoding (gdrcheck/analysis/fix_shared.py): a selector
+    # Boolean per candidate edit; a program without them has guard (), alts ()
+    guard: tuple[str, ...] = ()
+    """The event exists only when one of these selectors is on (an inserted
+    instruction, or the alternatives of one place); () always."""
+    alts: tuple[Alt, ...] = ()
+    """Other attributes under other selectors (at most one of them on at a time)."""
 
     @property
     def is_init(self) -> bool:
@@ -203,6 +223,8 @@ class Program:
     relations: dict[str, set[tuple[int, int]]] = field(default_factory=dict)
     """Further static relations a dialect's lowering defines, by their cat name
     (PTX: ``aob``, the order of asynchronous operations, gdrcheck/lower/ptx.py)."""
+    guarded_forks: frozenset[str] = frozenset()
+    """Selectors (gdrcheck fix) whose guarded instruction split or ended a path."""
 
     def event(self, eid: int) -> Event:
         return self.events[eid]

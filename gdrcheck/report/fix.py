@@ -54,8 +54,19 @@ def format_fix(test: A.Test, r: FixResult) -> str:
                    "monotonicity (a subset of a failing set fails).")
     if r.reason:
         out.append(f"Unknown {r.reason}")
+    if r.strategy == "shared" and r.shared_edits:
+        how = (f"{r.shared_edits} of them selectors of one shared encoding, "
+               f"{r.fallbacks} set(s) encoded on their own")
+    elif r.strategy == "shared":
+        how = "one set, encoded on its own: the shared encoding is built for the second"
+    else:
+        how = "each set encoded on its own"
     out.append(f"Queries {r.queries} candidate set(s) checked, {r.candidates} candidate "
-               f"edits, {r.time:.2f} s")
+               f"edits ({how}), {r.time:.2f} s")
+    if r.mismatches:
+        out.append(f"Warning the shared encoding called {r.mismatches} set(s) a repair that "
+                   "the edited test's own check did not (its answer was kept): a bug, "
+                   "please report it")
     return "\n".join(out)
 
 
@@ -80,6 +91,10 @@ def fix_json(test: A.Test, r: FixResult) -> dict[str, Any]:
         } for rep in r.repairs],
         "candidates": r.candidates,
         "queries": r.queries,
+        "strategy": r.strategy,
+        "shared_edits": r.shared_edits,
+        "fallbacks": r.fallbacks,
+        "mismatches": r.mismatches,
         "max_cost": r.max_cost,
         "reason": r.reason,
         "time": round(r.time, 6),

@@ -1,0 +1,203 @@
+"""The catalogue entries of issue 16's second round, each the cheapest repair of a test
+whose verdicts before and after come from the sources (never from gdrcheck's output).
+
+- bundle-signal: a put and a separate *weak* signal on another context. Before:
+  Allowed under gin-api, gin-gdaki and gin-proxy — a weak signal covers only the put it
+  is bundled with (R-GIN-4, device_gin.rst: "Weak signals imply only the visibility of
+  the put data the signal is attached to"), here none, and contexts are not ordered
+  against each other (R-GIN-7). Neither a strong signal nor the put's context alone
+  repairs it (each costs 1, both 2); bundling (cost 1) gives litmus/gin/02's program,
+  Forbidden under all three (R-GIN-2: "The visibility of the signal on the destination
+  peer implies the visibility of the put data it is attached to").
+- put_signal: ``shmem.put_nbi`` then ``shmem.signal_op`` to the same PE. Before:
+  Allowed under nvshmem-api (R-SH-5: a put followed by an AMO to the same PE is
+  unordered without fence). ``shmem.fence`` repairs it at cost 2 (litmus/nvshmem/04b,
+  nvshmem-api:Forbidden, R-SH-1); put_signal at cost 1 gives litmus/nvshmem/01's
+  program, nvshmem-api:Forbidden (R-SH-4: "The completion of signal update ...
+  indicates the delivery of its corresponding dest data words").
+- counter-wait: litmus/gin/14 (source reuse without flush, Allowed under gin-api,
+  gin-gdaki, gin-proxy: R-GIN-8, R-IB-6) becomes litmus/gin/15's program (a counter and
+  a wait for it, Forbidden under the three: R-GIN-9), cost 2.
+- mbarrier.release: litmus/ptx75/MP+mbarrier-relaxed (Allowed: a relaxed arrival starts
+  no release pattern, PTX ISA §8.8) becomes litmus/ptx75/MP+mbarrier (Forbidden: the
+  release pattern mbarrier.arrive.release, the acquire pattern of the default wait,
+  PTX ISA §8.8, §9.7.13.15), cost 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.fix import fix
+from gdrcheck.analysis.strengthen import apply_edits, candidates
+from gdrcheck.litmus import ast as A
+from gdrcheck.litmus import load_litmus, parse_litmus
+from gdrcheck.litmus.printer import instr, print_litmus
+
+ROOT = Path(__file__).resolve().parents[2]
+LIB = ROOT / "litmus"
+
+BUNDLE = """GIN MP+put+weaksignal-otherctx
+{ x = 0; buf@0 = 1; S : signal; }
+ P0@cta 0,gpu 0,node 0    | P1@cta 0,gpu 1,node 1 ;
+ gin.put c0, x@1, buf     | gin.wait_signal S, 1  ;
+ gin.signal c1, S@1, weak | ld.relaxed.sys r0, x  ;
+exists (1:r0 = 0)
+"""
+
+PUT_SIGNAL = """GIN MP+put_nbi+signal_op
+{ x = 0; S = 0; buf@0 = 1; }
+ P0@cta 0,gpu 0,node 0       | P1@cta 0,gpu 1,node 1     ;
+ shmem.put_nbi x@1, buf      | shmem.wait_until S, >=, 1 ;
+ shmem.signal_op S@1, 1, add | ld.relaxed.sys r0, x      ;
+exists (1:r0 = 0)
+"""
+
+WAIT_RELAXED = """PTX MP+mbarrier-relaxed-wait
+{
+x = 0;
+mb : mbarrier 1;
+}
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0           ;
+ st.weak x, 1        | mbarrier.wait.relaxed mb ;
+ mbarrier.arrive mb  | ld.weak r0, x            ;
+exists (P1:r0 == 0)
+"""
+
+GIN3 = ["gin-api", "gin-gdaki", "gin-proxy"]
+
+
+def _texts(test: A.Test, thread: int) -> list[str]:
+    return [instr(i) for i in test.threads[thread].instrs]
+
+
+def _fixed(test: A.Test, models: list[str], cost: int, entry: str) -> A.Test:
+    for m in models:  # the cited verdict before
+        assert check_test(test, m).verdict == "Allowed", m
+    r = fix(test, models, all_minimal=True)
+    assert r.status == "fixed"
+    assert [(p.cost, [e.entry for e in p.edits]) for p in r.repairs] == [(cost, [entry])]
+    rep = r.repairs[0].test
+    again = parse_litmus(print_litmus(rep), "repaired.litmus")  # as printed
+    for m in models:  # the cited verdict after
+        res = check_test(again, m)
+        assert res.verdict == "Forbidden" and not res.vacuous, m
+    return again
+
+
+def test_a_weak_signal_on_another_context_is_bundled_with_its_put() -> None:
+    rep = _fixed(parse_litmus(BUNDLE, "bundle.litmus"), GIN3, 1, "bundle-signal")
+    # litmus/gin/02's put
+    assert _texts(rep, 0) == _texts(load_litmus(LIB / "gin/02-MP+put+weaksig.litmus"), 0)
+
+
+def test_a_put_and_its_signal_op_become_a_put_signal() -> None:
+    rep = _fixed(parse_litmus(PUT_SIGNAL, "putsig.litmus"), ["nvshmem-api"], 1,
+                 "put_signal")
+    assert _texts(rep, 0) == ["shmem.put_signal_nbi x@1, buf, S, 1, add"]
+
+
+def test_a_reused_source_waits_for_a_counter() -> None:
+    rep = _fixed(load_litmus(LIB / "gin/14-reuse+put-noflush.litmus"), GIN3, 2,
+                 "counter-wait")
+    # litmus/gin/15 (its counter named C)
+    human = load_litmus(LIB / "gin/15-reuse+put+counter.litmus")
+    assert [t.replace("C0_1", "C") for t in _texts(rep, 0)] == _texts(human, 0)
+    assert any(isinstance(x, A.CounterDecl) for x in rep.init)
+
+
+def test_a_relaxed_mbarrier_arrival_is_made_release() -> None:
+    rep = _fixed(load_litmus(LIB / "ptx75/MP+mbarrier-relaxed.litmus"), ["ptx75"], 1,
+                 "mbarrier.release")
+    assert _texts(rep, 0) == _texts(load_litmus(LIB / "ptx75/MP+mbarrier.litmus"), 0)
+
+
+def test_a_relaxed_mbarrier_wait_is_offered_acquire() -> None:
+    t = parse_litmus(WAIT_RELAXED, "wait.litmus")
+    es = [e for e in candidates(t) if e.entry == "mbarrier.acquire"]
+    assert len(es) == 1
+    assert _texts(apply_edits(t, es), 1)[0] == "mbarrier.wait.acquire.cta mb"
+
+
+@pytest.mark.parametrize("signal_ctx,uses_elsewhere,peer", [
+    ("c0", False, 1), ("c1", False, 1), ("c1", True, 1), ("c0", False, 2)])
+def test_bundling_is_offered_only_where_it_loses_nothing(signal_ctx: str,
+                                                         uses_elsewhere: bool,
+                                                         peer: int) -> None:
+    # a strong signal on context d also covers earlier puts on d (R-GIN-3): moved to the
+    # put's context it would not, so with another use of d it is not a strengthening;
+    # and a bundled signal goes to the put's peer, so only a signal to it can be bundled
+    # (litmus/gin/07 signals rank 1 after a put to rank 2)
+    other = " gin.put c1, y@1, buf2 |                       ;\n" if uses_elsewhere else ""
+    text = f"""GIN bundle-where
+{{ x = 0; y = 0; buf@0 = 1; buf2@0 = 1; S : signal; }}
+ P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;
+{other} gin.put c0, x@1, buf  | gin.wait_signal S, 1  ;
+ gin.signal {signal_ctx}, S@{peer}   | ld.relaxed.sys r0, x  ;
+exists (1:r0 = 0)
+"""
+    t = parse_litmus(text, "w.litmus")
+    offered = [e for e in candidates(t) if e.entry == "bundle-signal"]
+    assert len(offered) == (0 if uses_elsewhere or peer != 1 else 1)
+
+
+@pytest.mark.parametrize("buggy,human,where", [
+    # the TMA copy reads s, written generically just before: the proxy fence between
+    # them (PTX ISA §8.6.1; the test's own comment: "st s -> fence.proxy.async.shared::cta
+    # -> TMA read of s: the async read must see 1"), ptx75:Forbidden
+    ("TMA-store+wait+release+no-fence", "TMA-store+wait+release+proxy-fence", (0, 1)),
+    # DeepEP #642: the consumer's generic read of the stage, then its arrival that lets
+    # the producer's TMA overwrite it: the proxy fence between (DeepEP's fix),
+    # ptx75:Forbidden
+    ("DeepEP-642-stage-reuse+no-fence", "DeepEP-642-stage-reuse+proxy-fence", (1, 1)),
+])
+def test_a_generic_access_before_the_async_proxy_gets_a_proxy_fence(
+        buggy: str, human: str, where: tuple[int, int]) -> None:
+    test = load_litmus(LIB / "ptx75" / f"{buggy}.litmus")
+    r = fix(test, ["ptx75"])
+    assert r.status == "fixed" and r.repairs[0].cost == 2  # the human fix: one fence
+    (e,) = r.repairs[0].edits
+    assert e.entry == "fence.proxy.async" and (e.thread, e.index) == where
+    fixed = load_litmus(LIB / "ptx75" / f"{human}.litmus")
+    assert isinstance(fixed.threads[e.thread].instrs[e.index], A.PtxFence)  # same place
+    again = parse_litmus(print_litmus(r.repairs[0].test), "repaired.litmus")
+    res = check_test(again, "ptx75")
+    assert res.verdict == "Forbidden" and not res.vacuous
+
+
+NEW_ENTRIES = {"mbarrier.release", "mbarrier.acquire", "bundle-signal", "put_signal",
+               "counter-wait", "fence.proxy.async"}
+
+
+def test_the_new_entries_add_no_outcome_on_the_library() -> None:
+    """Monotonicity (docs/laws.md) of each new entry wherever the library takes it:
+    under every model of the test's Expect= lines, the edited test reaches no final
+    state the test does not, and fires no misuse flag it does not."""
+    import dataclasses
+
+    from gdrcheck.analysis.models import expected_specs
+    from gdrcheck.analysis.options import DEFAULT_OPTIONS
+    from gdrcheck.errors import InputError
+
+    opts = dataclasses.replace(DEFAULT_OPTIONS, states=True)
+    checked = set()
+    tests = [(load_litmus(f), None) for f in sorted(LIB.glob("*/*.litmus"))]
+    tests += [(parse_litmus(BUNDLE, "bundle.litmus"), GIN3),
+              (parse_litmus(PUT_SIGNAL, "putsig.litmus"), ["nvshmem-api", "nvshmem-ibgda"]),
+              (parse_litmus(WAIT_RELAXED, "wait.litmus"), ["ptx75"])]
+    for t, models in tests:
+        edits = [e for e in candidates(t) if e.entry in NEW_ENTRIES]
+        for s in (models or expected_specs(t)) if edits else []:
+            try:
+                base = check_test(t, s, options=opts)
+            except InputError:  # a variant a model does not have (yet)
+                continue
+            for e in edits:
+                r = check_test(apply_edits(t, [e]), s, options=opts)
+                assert set(r.states or []) <= set(base.states or []), (t.name, str(s), e.text)
+                assert set(r.flags) <= set(base.flags), (t.name, str(s), e.text)
+                checked.add(e.entry)
+    assert checked == NEW_ENTRIES
