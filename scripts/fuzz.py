@@ -63,11 +63,13 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
     ("check", "--timeout", TIMEOUT, "-m", "all"),
     ("check", "--timeout", TIMEOUT, "--format", "json"),
     ("check", "--timeout", TIMEOUT, "--engine", "explicit"),
+    ("check", "--timeout", TIMEOUT, "--engine", "auto"),
     ("check", "--timeout", TIMEOUT, "--states", "--show-witness"),
     ("explain", "--timeout", TIMEOUT),
     ("sweep", "--timeout", TIMEOUT),
     ("diff", "--timeout", TIMEOUT, "-m", "gin-api", "-m", "gin-gdaki"),
     ("refines", "--timeout", TIMEOUT, "gin-gdaki", "gin-api"),
+    ("fix", "--timeout", TIMEOUT),
     ("run", "-j", "0", "--timeout", TIMEOUT),
     ("hw", "run"),
 )
