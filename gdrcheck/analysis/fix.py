@@ -42,7 +42,7 @@ from gdrcheck.analysis.fix_shared import SharedJudge, SharedProgram, build_share
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates
-from gdrcheck.engine.deadline import Expired
+from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.result import Verdict
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import parse_litmus
@@ -137,14 +137,22 @@ class _Checker:
     models are large (NVSHMEM, DeepEP) and the searches there are long."""
 
     def __init__(self, test: A.Test, edits: list[Edit], specs: Sequence[ModelSpec],
-                 every_variant: bool, options: CheckOptions, out: FixResult) -> None:
+                 every_variant: bool, options: CheckOptions, out: FixResult,
+                 budget: Deadline | None = None) -> None:
         self.test, self.edits, self.specs = test, edits, specs
-        self.every_variant, self.options, self.out = every_variant, options, out
+        self.every_variant, self.base_options, self.out = every_variant, options, out
+        self.budget = budget if budget is not None else Deadline(None)
         self.judge: SharedJudge | None = None
         self.shared: SharedProgram | None = None
         self.first = False  # a set has been checked
         if every_variant or options.engine == "explicit":
             out.strategy = "reencode"
+
+    @property
+    def options(self) -> CheckOptions:
+        """The options of the next query: its time limit is what is left of the
+        search's (``--timeout`` bounds the whole search, as for sweep)."""
+        return _left(self.base_options, self.budget)
 
     def _shared(self) -> SharedJudge | None:
         """The shared encoding from the second set on (None before, or never)."""
@@ -170,6 +178,7 @@ class _Checker:
         repaired = apply_edits(self.test, [self.edits[i] for i in chosen])
         if judge is not None and project_matches(
                 judge.sp, self.test, self.edits, chosen, self.options.unroll):
+            judge.timeout = self.options.timeout
             ok = judge.judge(chosen, self.test.condition.quantifier == "forall")
             if ok is False:
                 return None, False
@@ -192,6 +201,14 @@ class _Checker:
         return _judge(again, self.specs, self.every_variant, self.options)
 
 
+def _left(options: CheckOptions, budget: Deadline) -> CheckOptions:
+    """``options`` with the time left of ``budget`` as the limit of one query."""
+    left = budget.remaining()
+    if left is None:
+        return options
+    return dataclasses.replace(options, timeout=max(left, 0.05))
+
+
 def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult,
           max_queries: int) -> list[int] | None:
     """A maximal failing superset of ``failing`` (MARCO's grow): add each compatible edit,
@@ -201,6 +218,8 @@ def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult
     for j in sorted(range(len(edits)), key=lambda j: -edits[j].cost):
         if j in have or taken & set(edits[j].slots) or out.queries >= max_queries:
             continue
+        if check.budget.expired():
+            return None
         out.queries += 1
         _, ok = check([*have, j])
         if ok is None:
@@ -224,6 +243,7 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
         raise ValueError(f"unknown strategy {strategy!r}")
     t0 = time.perf_counter()
     specs = [ModelSpec.of(m) for m in targets]
+    budget = Deadline(options.timeout)  # one time limit for the whole search
     before, ok = _judge(test, specs, every_variant, options)
     out = FixResult(test.name, test.path, [str(s) for s in specs], every_variant, "unknown",
                     before, max_cost=max_cost, strategy=strategy)
@@ -233,7 +253,9 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
         return out
     edits = candidates(test)
     out.candidates = len(edits)
-    check = _Checker(test, edits, specs, every_variant, options, out)
+    check = _Checker(test, edits, specs, every_variant, options, out, budget)
+    timed_out = (f"the search's time limit ({options.timeout or 0:g} s) ran out after "
+                 "{} candidate sets")
     # the proposer in a context of its own: its answers (which of several sets of one
     # cost comes first) do not depend on what the process asked z3 before
     ctx = z3.Context()
@@ -280,11 +302,15 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
         if out.queries >= max_queries:
             out.reason = f"the search stopped after {max_queries} candidate sets"
             break
+        if budget.expired():
+            out.reason = timed_out.format(out.queries)
+            break
         out.queries += 1
         k = sum(edits[i].cost for i in chosen)
         verdicts, ok = check(chosen)
         if ok is None:
-            out.reason = "a solver gave up on a candidate (Unknown)"
+            out.reason = (timed_out.format(out.queries) if budget.expired()
+                          else "a solver gave up on a candidate (Unknown)")
             break
         if ok:
             assert verdicts is not None
@@ -301,7 +327,8 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
             # a maximal failing set first, so that one clause excludes more
             grown = _grow(edits, chosen, check, out, max_queries)
             if grown is None:
-                out.reason = "a solver gave up on a candidate (Unknown)"
+                out.reason = (timed_out.format(out.queries) if budget.expired()
+                              else "a solver gave up on a candidate (Unknown)")
                 break
             # excluded: every set whose edits the grown set dominates (a subset, or the
             # same places with weaker alternatives)

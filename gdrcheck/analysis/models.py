@@ -122,8 +122,10 @@ def check_model_names(test: A.Test, include_dirs: Sequence[str] = ()) -> None:
     if not (test.expectations or test.liveness_expectations or test.variant_items()):
         return
     names = set(_available(tuple(include_dirs)))
-    for entry in (*test.expectations, *test.liveness_expectations):
-        key = "Expect" if entry in test.expectations else "Liveness"
+    expect = test.expectations  # parsed once: a file may have thousands of entries
+    tagged = [("Expect", e) for e in expect]
+    tagged += [("Liveness", e) for e in test.liveness_expectations]
+    for key, entry in tagged:
         if entry.model not in names:
             raise InputError(f"unknown model '{entry.model}' in {key}= (models: "
                              f"{', '.join(sorted(names)) or 'none'})", test.path, entry.pos,

@@ -46,7 +46,7 @@ def _catalogue() -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @include_option
-@timeout_option("per query")
+@timeout_option("for the whole search, every query included (as for sweep)")
 @unroll_option
 def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: bool,
         max_cost: int | None, all_minimal: bool, output: Path | None, fmt: str,

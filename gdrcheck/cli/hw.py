@@ -6,11 +6,15 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from gdrcheck.cli.options import fail
 from gdrcheck.errors import InputError
+
+if TYPE_CHECKING:
+    from gdrcheck.litmus.ast import Test
 
 
 @click.group()
@@ -38,7 +42,9 @@ def hw() -> None:
 @click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
               default=None, help="A harness setting as JSON (bench/bench_hw_power.py --best); "
               "it replaces the options above.")
-@click.option("--model", default="ptx", show_default=True)
+@click.option("--model", default=None,
+              help="The model the observed states are held against (default: ptx, or ptx75 for "
+                   "a test with PTX 7.5 constructs: shared memory, mbarriers, TMA, proxies).")
 @click.option("--results", type=click.Path(dir_okay=False), default=None,
               help="Append one JSON line per test here.")
 @click.option("--kernels", type=click.Path(file_okay=False), default=None,
@@ -48,7 +54,7 @@ def hw() -> None:
                    "for each GPU: not an NVLink run (issue 7 needs two GPUs).")
 def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, stress_mode: int,
             ipb: int, stride: int, layout: str, sync_limit: int, config_file: str | None,
-            model: str,
+            model: str | None,
             results: str | None, kernels: str | None, stand_in: bool) -> None:
     """Run each PTX test FILE on the GPU and print litmus7-style histograms."""
     from gdrcheck.hw.run import Config, NoGpu, check_states, run_test
@@ -82,10 +88,17 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, st
             click.echo(f"{path}: could not run on the GPU: {exc}", err=True)
             bad_input = True
             continue
+        held = model or _default_model(test)
         try:
-            check_states(res, test, model)
+            check_states(res, test, held)
         except ImportError as exc:
             click.echo(f"(model check deferred to 'gdrcheck hw report': {exc})", err=True)
+        except InputError as err:  # the model does not describe the test, a bad Expect=
+            if err.path is None:
+                err.path = path
+            click.echo(err.render(), err=True)
+            bad_input = True
+            continue
         failures += bool(res.forbidden_states)
         click.echo(format_result(res) + "\n")
         if res.forbidden_states:
@@ -95,7 +108,7 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, st
             (rep / f"{test.name}.litmus").write_text(test.source or "")
             (rep / f"{test.name}.cu").write_text(res.source)
             (rep / "result.json").write_text(json.dumps(res.json(), indent=2))
-            click.echo(f"SOUNDNESS FAILURE of {model} on {test.name}: reproducer in {rep}",
+            click.echo(f"SOUNDNESS FAILURE of {held} on {test.name}: reproducer in {rep}",
                        err=True)
         if kernels:
             Path(kernels).mkdir(parents=True, exist_ok=True)
@@ -111,8 +124,10 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, st
 
 @hw.command("report")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False))
-@click.option("--model", default="ptx", show_default=True)
-def report_cmd(results: str, model: str) -> None:
+@click.option("--model", default=None,
+              help="The model the observed states are held against (default: ptx, or ptx75 for "
+                   "a test with PTX 7.5 constructs: shared memory, mbarriers, TMA, proxies).")
+def report_cmd(results: str, model: str | None) -> None:
     """Table of a results file: model verdict, observed count / iterations, weak rate;
     observed states are (re)checked against MODEL here."""
     from rich.console import Console
@@ -147,7 +162,8 @@ def report_cmd(results: str, model: str) -> None:
         path = d.get("file")
         if path and Path(path).exists():
             try:
-                check_states(res, load_litmus(path), model)
+                test = load_litmus(path)
+                check_states(res, test, model or _default_model(test))
             except InputError as err:
                 fail(err, path)
                 sys.exit(2)
@@ -162,3 +178,10 @@ def report_cmd(results: str, model: str) -> None:
                       "; ".join(res.forbidden_states) or "-")
     Console(width=160).print(table)
     sys.exit(1 if bad else 0)
+
+
+def _default_model(test: Test) -> str:
+    """ptx, or ptx75 for a test with PTX 7.5 constructs (PTX 6.0 does not describe them)."""
+    from gdrcheck.litmus.features import test_features
+
+    return "ptx75" if "PTX75" in test_features(test) else "ptx"

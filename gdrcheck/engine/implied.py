@@ -37,7 +37,7 @@ outcome fails, so it names them too).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,15 +160,43 @@ _CANDIDATE_EXT = {"rfe": ("rf", "ext"), "rfi": ("rf", "int"), "coe": ("co", "ext
                   "coi": ("co", "int"), "fre": ("fr", "ext"), "fri": ("fr", "int")}
 
 
+class _GiveUp(Exception):
+    """The prover's work budget is spent: no facts (pruning is optional, so this is
+    sound; only the verdict's speed depends on it)."""
+
+
+class _Work:
+    """The prover's work: ``tick`` (the check's deadline) every 256 steps, and at most
+    :data:`MAX_STEPS` steps per program (big programs are encoded unpruned)."""
+
+    def __init__(self, tick: Callable[[], None] | None = None) -> None:
+        self.tick = tick
+        self.steps = 0
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps % 256 == 0:
+            if self.tick is not None:
+                self.tick()
+            if self.steps > MAX_STEPS:
+                raise _GiveUp
+
+
+MAX_STEPS = 200_000
+"""Prover evaluations per program before the pruning is given up (about 0.5 s)."""
+
+
 class _Prover:
     """``must``: the pair (or event) belongs to the expression in every candidate
     execution where its events execute and the hypothesis holds; ``never``: it belongs
     in none. Both answer False when they cannot tell (sound, not complete)."""
 
-    def __init__(self, prog: Program, static: Mapping[str, Any], hyp: _Hyp) -> None:
+    def __init__(self, prog: Program, static: Mapping[str, Any], hyp: _Hyp,
+                 work: _Work | None = None) -> None:
         self.prog = prog
         self.static = static
         self.hyp = hyp
+        self.work = work if work is not None else _Work()
         self.witnesses = hyp.events()
         self.memo: dict[tuple[Any, ...], bool] = {}
         self._keep: list[Any] = []  # the environments the memo's keys name, kept alive
@@ -248,6 +276,7 @@ class _Prover:
         mk = (id(e), id(env), key, must)
         got = self.memo.get(mk)
         if got is None:
+            self.work.step()
             self.memo[mk] = False  # a query that needs itself is not known
             got = self._eval(e, env, key, must)
             self.memo[mk] = got
@@ -368,11 +397,11 @@ class _Prover:
 
 
 def _two_cycle(prog: Program, static: Mapping[str, Any], axioms: Sequence[_Axiom],
-               forward: Pair, back: Pair, hyp: _Hyp) -> str | None:
+               forward: Pair, back: Pair, hyp: _Hyp, work: _Work | None = None) -> str | None:
     """The first axiom whose E surely has ``forward`` (unconditionally) and ``back``
     (under ``hyp``): the candidates of ``hyp`` fail it."""
-    plain = _Prover(prog, static, _Hyp(known_co=hyp.known_co))
-    assumed = _Prover(prog, static, hyp)
+    plain = _Prover(prog, static, _Hyp(known_co=hyp.known_co), work)
+    assumed = _Prover(prog, static, hyp, work)
     for ax in axioms:
         if plain.must(ax.expr, ax.env, forward) and assumed.must(ax.expr, ax.env, back):
             return ax.name
@@ -396,9 +425,20 @@ def _closure(pairs: set[Pair]) -> set[Pair]:
 
 
 def implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
-                  static: Mapping[str, Any]) -> Facts:
+                  static: Mapping[str, Any], tick: Callable[[], None] | None = None
+                  ) -> Facts:
     """The coherence and rf facts of ``prog`` that the model ``stmts`` implies
-    (``static``: the static built-in names, :func:`gdrcheck.engine.base.static_env`)."""
+    (``static``: the static built-in names, :func:`gdrcheck.engine.base.static_env`).
+    ``tick``: the check's deadline (its Expired goes through); past :data:`MAX_STEPS`
+    prover steps, no facts."""
+    try:
+        return _implied_facts(prog, stmts, variants, static, _Work(tick))
+    except _GiveUp:
+        return NO_FACTS
+
+
+def _implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
+                   static: Mapping[str, Any], work: _Work) -> Facts:
     ev = prog.events
     # the nearest same-location write before each event on its path
     prev_write: dict[int, int] = {}
@@ -425,7 +465,7 @@ def implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[st
         if ev[w2].kind != "W":
             continue
         found = _two_cycle(prog, static, axioms, (w1, w2), (w2, w1),
-                           _Hyp(co=frozenset({(w2, w1)})))
+                           _Hyp(co=frozenset({(w2, w1)})), work)
         if found is not None:
             forced.add((w1, w2))
             if found not in used:
@@ -453,11 +493,12 @@ def implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[st
             if ev[w].thread == r.thread and not ev[w].is_init and r.eid in set(
                     prog.ancestors(w)):
                 # a write after the read in its own thread: rf against po-loc
-                name = _two_cycle(prog, static, axioms, (r.eid, w), (w, r.eid), hyp)
+                name = _two_cycle(prog, static, axioms, (r.eid, w), (w, r.eid), hyp, work)
             elif near is not None and w != near and (ev[w].is_init or (w, near) in known):
                 # overwritten, in coherence, by the write just before the read: fr
                 # against po-loc
-                name = _two_cycle(prog, static, axioms, (near, r.eid), (r.eid, near), hyp)
+                name = _two_cycle(prog, static, axioms, (near, r.eid), (r.eid, near), hyp,
+                                  work)
             if name is not None:
                 pruned.append((w, name))
         if pruned and len(pruned) < len(cands):  # keep at least one source

@@ -144,7 +144,7 @@ def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[st
     enc.static = static_env(prog, exe, tick)
     facts = NO_FACTS
     if model is not None:
-        facts = implied_facts(prog, model[0], model[1], enc.static)
+        facts = implied_facts(prog, model[0], model[1], enc.static, tick)
     enc.facts = facts
 
     # -- rf ----------------------------------------------------------------

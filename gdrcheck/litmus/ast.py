@@ -9,6 +9,7 @@ All nodes are frozen dataclasses, so two parses of one text compare equal
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields
 from typing import Literal
 
@@ -897,12 +898,12 @@ class Test:
                                        pos if pos.line else m.pos))
         return tuple(out)
 
-    @property
+    @functools.cached_property
     def expectations(self) -> tuple[Expectation, ...]:
-        """Parsed ``Expect=`` entries."""
+        """Parsed ``Expect=`` entries (once per test: a file may hold thousands)."""
         return self._entries("Expect")
 
-    @property
+    @functools.cached_property
     def liveness_expectations(self) -> tuple[Expectation, ...]:
         """``Liveness=model{+variant}*:Hang|Live`` entries: whether some blocking wait
         may block forever under the model (format §4.4; reported as Liveness lines)."""

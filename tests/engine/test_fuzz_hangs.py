@@ -155,3 +155,49 @@ def test_every_saved_hang_runs_within_the_fuzz_limit(path: Path, tmp_path: Path)
     assert "Traceback" not in r.output
     assert r.exit_code in (0, 1, 2)
     assert took < 10.0, took
+
+
+# The second long run (100,000 inputs, seed 1, 16 jobs on the H200 machine, 2026-12-01):
+# 14 inputs over 10 s and the tracebacks of `hw run`, each fixed; the inputs are in
+# scripts/fuzz-hangs/ (README.md there).
+
+def _invoke(args: list[str]) -> tuple[float, str]:
+    t0 = time.monotonic()
+    r = CliRunner().invoke(main, args)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    return time.monotonic() - t0, r.output
+
+
+def test_thousands_of_expect_entries_are_read_once() -> None:
+    """input24051: 2,009 Expect= entries; check_model_names parsed them again for each
+    entry (quadratic: 3.6 s before the deadline even started)."""
+    took, _ = _invoke(["check", "--timeout", "1", "--engine", "explicit",
+                       str(HANGS / "input24051.litmus")])
+    assert took < 8
+
+
+def test_the_pruning_prover_keeps_to_the_deadline() -> None:
+    """input47888 (diff under gin-api and gin-gdaki): engine/implied.py's prover had no
+    deadline and ran 80 s; now it polls the deadline and gives up past its step budget
+    (pruning is optional, the verdict does not depend on it)."""
+    took, _ = _invoke(["diff", "--timeout", "1", "-m", "gin-api", "-m", "gin-gdaki",
+                       str(HANGS / "input47888.litmus")])
+    assert took < 8
+
+
+def test_fix_timeout_bounds_the_whole_search() -> None:
+    """input17312: fix's --timeout was per query (57 s for one search); it is one budget
+    for the search now, and running out is Unknown with the reason."""
+    took, out = _invoke(["fix", "--timeout", "1", str(HANGS / "input17312.litmus")])
+    assert took < 8
+    assert "time limit (1 s) ran out" in " ".join(out.split()) or "Fixed" in out or \
+        "Impossible" in out
+
+
+def test_hw_run_holds_a_ptx75_test_against_ptx75() -> None:
+    """input1048 (a PTX 7.5 test): `hw run` held it against ptx by default, whose
+    UnsupportedError escaped as a traceback on the GPU machine."""
+    from gdrcheck.cli.hw import _default_model
+
+    assert _default_model(load_litmus(str(HANGS / "input1048.litmus"))) == "ptx75"
+    assert _default_model(load_litmus(str(ROOT / "litmus" / "ptx" / "MP+weaks.litmus"))) == "ptx"
