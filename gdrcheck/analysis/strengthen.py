@@ -309,6 +309,36 @@ def _mbarriers(test: A.Test) -> Iterator[Edit]:
                            "make the wait mbarrier.wait.acquire")
 
 
+def _mm_scopes(sem: str, scope: A.Scope | None) -> tuple[A.Scope, ...]:
+    """As :func:`_not_narrower`, for a multimem access's semantics and scope."""
+    if sem == "weak" or scope is None:
+        return SCOPES
+    return tuple(x for x in SCOPES if SCOPE_COST[x] >= SCOPE_COST[scope])
+
+
+def _multimem(test: A.Test) -> Iterator[Edit]:
+    """multimem.st / multimem.red made release, multimem.ld_reduce made acquire (the
+    per-copy accesses then start a release pattern or end an acquire pattern on each
+    copy: specs/multimem.cat, PTX ISA §9.7.9.14 'memory synchronizing effect ... as
+    described in Memory Consistency Model')."""
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if isinstance(ins, (A.MultimemStore, A.MultimemRed)) and \
+                    ins.sem in ("weak", "relaxed"):
+                what = "multimem.st" if isinstance(ins, A.MultimemStore) else "multimem.red"
+                for scope in _mm_scopes(ins.sem, ins.scope):
+                    yield Edit("multimem.release", 1 + SCOPE_COST[scope], t, i, "replace",
+                               dataclasses.replace(ins, sem="release", scope=scope),
+                               f"make the {what} .release.{scope}",
+                               ("access", 1, SCOPE_COST[scope]))
+            elif isinstance(ins, A.MultimemLdReduce) and ins.sem in ("weak", "relaxed"):
+                for scope in _mm_scopes(ins.sem, ins.scope):
+                    yield Edit("multimem.acquire", 1 + SCOPE_COST[scope], t, i, "replace",
+                               dataclasses.replace(ins, sem="acquire", scope=scope),
+                               f"make the multimem.ld_reduce .acquire.{scope}",
+                               ("access", 1, SCOPE_COST[scope]))
+
+
 def _uses_ctx(test: A.Test, ctx: str, but: set[tuple[int, int]]) -> bool:
     """Does any instruction of the test (other than those at ``but``) name ``ctx``?"""
     return any(getattr(x, "ctx", None) == ctx and (t, i) not in but
@@ -414,6 +444,11 @@ CATALOGUE: tuple[Strengthening, ...] = (
                   "PTX ISA §8.8 (release pattern mbarrier.arrive.release, acquire pattern "
                   "mbarrier.test_wait.acquire), §9.7.13.15 (mbarrier: .release and .acquire "
                   "the defaults)", _mbarriers),
+    Strengthening("multimem.release / multimem.acquire", "a weak or relaxed multimem.st or "
+                  "multimem.red made release, a multimem.ld_reduce made acquire (at cta, gpu "
+                  "or sys scope)", "PTX ISA §9.7.9.14 (multimem: .release/.acquire give the "
+                  "memory synchronizing effect of the memory model), §8.8; specs/multimem.cat",
+                  _multimem),
     Strengthening("bundle-signal", "a gin.signal right after a gin.put bundled into it",
                   "R-GIN-2 (device_gin.rst, put: 'the visibility of the signal ... implies "
                   "the visibility of the put data it is attached to'), R-GIN-4",

@@ -168,8 +168,26 @@ def test_a_generic_access_before_the_async_proxy_gets_a_proxy_fence(
     assert res.verdict == "Forbidden" and not res.vacuous
 
 
+def test_a_relaxed_multimem_arrive_is_made_release() -> None:
+    """litmus/multimem/02 (the LSA barrier's arrive as a relaxed multimem.red: Allowed,
+    NCCL 5067397c lsa_barrier__funcs.h:57-65) is repaired by making rank 0's arrive
+    multimem.red.release.sys, as litmus/multimem/01 (the release arrive of
+    lsa_barrier__funcs.h:61-62, Forbidden) writes it; 01 makes both ranks' arrives
+    release, the repair needs only the writer's (cost 3 against the human fix's 6)."""
+    t = load_litmus(LIB / "multimem/02-lsa-barrier-mp+relaxed-arrive.litmus")
+    rep = _fixed(t, ["lsa"], 3, "multimem.release")
+    human = load_litmus(LIB / "multimem/01-lsa-barrier-mp+release.litmus")
+    assert _texts(rep, 0) == _texts(human, 0)
+
+
+def test_a_multimem_ld_reduce_is_offered_acquire() -> None:
+    t = load_litmus(LIB / "multimem/04c-ld-reduce-may-miss.litmus")
+    es = [e for e in candidates(t) if e.entry == "multimem.acquire"]
+    assert es and all("ld_reduce.acquire" in instr(e.instr) for e in es)  # type: ignore[arg-type]
+
+
 NEW_ENTRIES = {"mbarrier.release", "mbarrier.acquire", "bundle-signal", "put_signal",
-               "counter-wait", "fence.proxy.async"}
+               "counter-wait", "fence.proxy.async", "multimem.release", "multimem.acquire"}
 
 
 def test_the_new_entries_add_no_outcome_on_the_library() -> None:
