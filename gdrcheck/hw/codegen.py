@@ -28,7 +28,7 @@ Layout of one launch (MC Mutants / GPUHarbor style; issue 14 item 7):
   the launch);
 - an ``mbarrier`` wait spins on ``mbarrier.try_wait.parity`` (the thread's k-th wait
   on an mbarrier waits for phase k, as the lowering reads it) at most ``WAIT_LIMIT``
-  times, and a thread gives up after ``JUMP_LIMIT`` taken jumps (a spin loop whose
+  times and at most ``WAIT_NS`` (2 ms) of the global timer, and a thread gives up after ``JUMP_LIMIT`` taken jumps (a spin loop whose
   partner is not resident, or a test that can hang); an instance whose thread gave
   up is flagged and left out of the histogram (``timeouts`` in the results).
 
@@ -241,12 +241,18 @@ class _Gen:
         if isinstance(ins, A.PtxMbarWait):
             m = self.maddr(ins.mbar)
             k = self.mbars.index(ins.mbar.name)
+            # bounded twice: at most WAIT_LIMIT tries and WAIT_NS of the GPU's global
+            # timer (each try_wait may suspend the thread for a while: 2^22 of them on a
+            # wait nothing satisfies ran over 120 s in the long fuzz run, issue 12)
             return ["{ unsigned ok_ = 0; long long n_ = 0; "
+                    "unsigned long long t0_, t_; "
+                    'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0_)); t_ = t0_; '
                     f"unsigned par_ = (unsigned)(ph_{k}++) & 1u; "
-                    "while (!ok_ && n_++ < WAIT_LIMIT) { "
+                    "while (!ok_ && n_++ < WAIT_LIMIT && t_ - t0_ < WAIT_NS) { "
                     'asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.'
                     f'{ins.sem}.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }}" '
-                    f': "=r"(ok_) : "r"({m}), "r"(par_) : "memory"); }} '
+                    f': "=r"(ok_) : "r"({m}), "r"(par_) : "memory"); '
+                    'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_)); } '
                     f"if (!ok_) timed_out = 1; }}  // {_text(ins)}"]
         if isinstance(ins, A.LocalOp):
             args = [self.val(v) for v in ins.args]
@@ -428,6 +434,7 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
 #define NSH {nsh}
 #define NMB {nmb}
 #define WAIT_LIMIT (1LL << 22)
+#define WAIT_NS 2000000ULL  // an mbarrier wait gives up after 2 ms (global timer, ns)
 #define JUMP_LIMIT (1LL << 16)
 #define LOC(a) (layout ? locs + ((long long)(a) * n + inst) * stride \\
                        : locs + ((long long)inst * NLOCS + (a)) * stride)
