@@ -30,7 +30,8 @@ Layout of one launch (MC Mutants / GPUHarbor style; issue 14 item 7):
   on an mbarrier waits for phase k, as the lowering reads it) at most ``WAIT_LIMIT``
   times and at most ``WAIT_NS`` (2 ms) of the global timer, and a thread gives up
   after ``JUMP_LIMIT`` taken jumps (a spin loop whose partner is not resident, or a
-  test that can hang); an instance whose thread gave up is flagged and left out of the histogram (``timeouts`` in the results).
+  test that can hang); an instance whose thread gave up is flagged and left out of
+  the histogram (``timeouts`` in the results).
 
 Refused: threads on several GPUs, CTA barriers (they would need the whole block),
 surface/texture/constant accesses (they need texture or surface objects), final values
