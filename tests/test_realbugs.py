@@ -34,22 +34,18 @@ UNPARSED: dict[str, str] = {
     # none now: the last ones (§6.1 TMA/mbarrier, §6.2 multicast) parse since issues 14 and 15
 }
 
+_HYBRID_TMA_FLAG = (
+    "contested, not a missing rule: the DeepEP fix (4e33d43) adds only fence.release.sys on "
+    "the writer; the reader still polls with ld.relaxed.sys (no acquire pattern, PTX ISA "
+    "§8.8) and TMA-loads the chunk with no fence.proxy.async (§9.7.9.25.2: a generic write "
+    "and an async-proxy read need a proxy fence), so under the ISA the stale chunk stays "
+    "Allowed; NCCL 3f29db27 fixes the derived NCCL-EP code with fence.acq_rel.sys after "
+    "the poll (nccl-ep-dispatch-tail-tma) (docs/realbugs.md)")
+
 # Expectations the current models miss: (file, model+variants) -> the missing rule, cited.
 KNOWN_MISSES: dict[tuple[str, str], str] = {
-    ("deepep-hybrid-tma-flag+fixed.litmus", "lsa"): (
-        "contested, not a missing rule: the DeepEP fix (4e33d43) adds only fence.release.sys on "
-        "the writer; the reader still polls with ld.relaxed.sys (no acquire pattern, PTX ISA "
-        "§8.8) and TMA-loads the chunk with no fence.proxy.async (§9.7.9.25.2: a generic write "
-        "and an async-proxy read need a proxy fence), so under the ISA the stale chunk stays "
-        "Allowed; NCCL 3f29db27 fixes the derived NCCL-EP code with fence.acq_rel.sys after "
-        "the poll (nccl-ep-dispatch-tail-tma) (docs/realbugs.md)"),
-    ("deepep-hybrid-tma-flag+fixed.litmus", "ptx75"): (
-        "contested, not a missing rule: the DeepEP fix (4e33d43) adds only fence.release.sys on "
-        "the writer; the reader still polls with ld.relaxed.sys (no acquire pattern, PTX ISA "
-        "§8.8) and TMA-loads the chunk with no fence.proxy.async (§9.7.9.25.2: a generic write "
-        "and an async-proxy read need a proxy fence), so under the ISA the stale chunk stays "
-        "Allowed; NCCL 3f29db27 fixes the derived NCCL-EP code with fence.acq_rel.sys after "
-        "the poll (nccl-ep-dispatch-tail-tma) (docs/realbugs.md)"),
+    ("deepep-hybrid-tma-flag+fixed.litmus", "lsa"): _HYBRID_TMA_FLAG,
+    ("deepep-hybrid-tma-flag+fixed.litmus", "ptx75"): _HYBRID_TMA_FLAG,
     ("nvshmem-ring-reduce-signal+fixed.litmus", "nvshmem-ibgda"): (
         "not a missing rule but a finding: nvshmem_signal_wait_until is a volatile spin with no "
         "fence (NVIDIA/nvshmem@2d7d25f src/include/device/nvshmem_defines.h:583-586), so on "

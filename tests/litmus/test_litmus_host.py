@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from gdrcheck.errors import LitmusError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import parse_litmus
 from gdrcheck.litmus.features import test_features as features_of
 from gdrcheck.litmus.printer import print_litmus
+from tests.litmus.test_input_rules import error, where
 
 HEAD = ("P0@host,node 0 | P1@host,node 1 | P2@cta 0,gpu 1,node 1,launched ;\n")
 
@@ -25,16 +25,6 @@ def gin(p0: str, p1: str, p2: str, header: str = HEAD, init: str = "x = 0; buf@0
 
 GOOD = gin("ibv.write_imm q0, x@1, buf@0", "ibv.wait_recv q0; cuda.launch P2",
            "ld.weak r0, x")
-
-
-def error(text: str) -> LitmusError:
-    with pytest.raises(LitmusError) as info:
-        parse_litmus(text, "t.litmus")
-    return info.value
-
-
-def where(err: LitmusError) -> str:
-    return f"{err.pos.line}:{err.pos.col}"
 
 
 def test_host_calls_parse_into_their_nodes() -> None:
