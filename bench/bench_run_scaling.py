@@ -55,11 +55,12 @@ def main() -> None:
         gen = time.perf_counter() - t0
         ntests = sum(len(list(d.glob("*.litmus"))) for d, _ in suite)
         njobs = sum(len(list(d.glob("*.litmus"))) * len(m) for d, m in suite)
-        for w in counts:
+        for run, w in enumerate(counts):
             start = time.perf_counter()
             verdicts: dict[str, int] = {}
             for i, (d, models) in enumerate(suite):
-                res = Path(tmp) / f"out-{w}-{i}.jsonl"
+                # a file per run: a second run with as many workers must not resume
+                res = Path(tmp) / f"out-{run}-{w}-{i}.jsonl"
                 rep = run_batch([d], res, models=[ModelSpec(m) for m in models], workers=w)
                 for k, v in rep.verdicts().items():
                     verdicts[k] = verdicts.get(k, 0) + v

@@ -42,8 +42,9 @@ class Backend(Protocol):
         """The transitive closure r+."""
         ...
 
-    def letrec(self, names: Sequence[str], evaluate: Any) -> list[RelV]:
-        """The least fixpoint of ``evaluate(values) -> values`` (one per name)."""
+    def letrec(self, names: Sequence[str], evaluate: Any, key: int | None = None) -> list[RelV]:
+        """The least fixpoint of ``evaluate(values) -> values`` (one per name); ``key``
+        names the statement (its id), for what an engine knows of it."""
         ...
 
     def name(self, v: Value, hint: str) -> Value:
@@ -440,7 +441,8 @@ class Interpreter:
                 out.append(v)
             return out
 
-        for name, v in zip(names, self.backend.letrec(names, evaluate), strict=True):
+        for name, v in zip(names, self.backend.letrec(names, evaluate, key=id(st)),
+                           strict=True):
             env[name] = v
 
     # -- expressions ------------------------------------------------------

@@ -17,7 +17,7 @@ candidates, producing z3 terms for the uncertain pairs only:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import z3
 
@@ -61,7 +61,8 @@ class ConcreteBackend:
     def closure(self, r: RelV) -> RelV:
         return RelV(dict.fromkeys(concrete_closure(r.m), True))  # type: ignore[arg-type]
 
-    def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]]) -> list[RelV]:
+    def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]],
+               key: int | None = None) -> list[RelV]:
         values = [RelV() for _ in names]
         while True:
             new = evaluate(values)
@@ -110,11 +111,18 @@ def _occurring(f: z3.ExprRef, wanted: dict[int, tuple[z3.BoolRef, z3.ArithRef]]
     return [v for i, v in wanted.items() if i in found]
 
 
+Lemmas = Mapping[int, Mapping[str, Sequence[tuple[Pair, z3.BoolRef]]]]
+"""By ``let rec`` statement (its id) and binding name: pairs the binding holds when the
+condition does, in every consistent execution (gdrcheck/engine/chains.py)."""
+
+
 class SymbolicBackend:
-    def __init__(self, tick: Callable[[], None] | None = None) -> None:
+    def __init__(self, tick: Callable[[], None] | None = None,
+                 lemmas: Lemmas | None = None) -> None:
         self.defs: list[z3.BoolRef] = []
         self._n = itertools.count()
         self._tick = tick  # called now and then in long loops: raises when time is up
+        self._lemmas: Lemmas = lemmas or {}
 
     def _every(self, i: int, n: int = 16) -> None:
         if self._tick is not None and i % n == 0:
@@ -181,7 +189,8 @@ class SymbolicBackend:
             self.defs.append(z3.Implies(v, to_z3(f_or(just)) if just else z3.BoolVal(False)))
         return RelV(t)
 
-    def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]]) -> list[RelV]:
+    def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]],
+               key: int | None = None) -> list[RelV]:
         # 1. may sets: iterate with every pair assumed possible
         may: list[set[Pair]] = [set() for _ in names]
         while True:
@@ -211,6 +220,12 @@ class SymbolicBackend:
                 # substitution of every variable in every body was quadratic)
                 subst = [(x, z3.And(x, rx < r)) for x, rx in _occurring(fz, ranked)]
                 self.defs.append(z3.Implies(v, z3.substitute(fz, *subst) if subst else fz))
+        # 3. what every consistent execution holds besides (chains.py; key: the statement)
+        given = self._lemmas.get(key, {}) if key is not None else {}
+        for i, n in enumerate(names):
+            for p, cond in given.get(n, ()):
+                if p in var[i]:
+                    self.defs.append(z3.Implies(cond, var[i][p]))
         return [RelV(dict(v)) for v in var]  # type: ignore[arg-type]
 
     # -- checks -----------------------------------------------------------

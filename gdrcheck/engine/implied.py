@@ -83,10 +83,11 @@ class _Fun:
 
 
 class _Opaque:
-    """A name the prover does not look into (a ``let rec`` binding)."""
+    """A name the prover does not look into: a ``let rec`` binding (one object per
+    binding, so that a hypothesis can name it: :attr:`_Hyp.rel`)."""
 
-
-_OPAQUE = _Opaque()
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,19 @@ class _Axiom:
     name: str
     expr: C.Expr
     env: Mapping[str, Any]
+    kind: str = "acyclic"
+
+
+@dataclass(frozen=True)
+class _RecBinding:
+    """One binding of a ``let rec`` as the interpreter evaluates it: ``stmt`` (the
+    statement object: the engine's key for it), the binding, and the environment its
+    body sees (every binding of the statement bound to its :class:`_Opaque`)."""
+
+    stmt: C.LetRec
+    binding: C.Binding
+    env: Mapping[str, Any]
+    opaque: _Opaque
 
 
 def _vcond(c: C.VCond, variants: frozenset[str]) -> bool:
@@ -109,7 +123,16 @@ def _vcond(c: C.VCond, variants: frozenset[str]) -> bool:
 def acyclic_axioms(stmts: Sequence[C.Stmt], variants: frozenset[str]) -> list[_Axiom]:
     """The checks ``acyclic E as name`` that apply to every execution under ``variants``,
     each with the definitions it sees (as the interpreter binds them)."""
+    return [a for a in model_checks(stmts, variants)[0] if a.kind == "acyclic"]
+
+
+def model_checks(stmts: Sequence[C.Stmt], variants: frozenset[str]
+                 ) -> tuple[list[_Axiom], list[_RecBinding]]:
+    """The checks ``acyclic E`` and ``empty E`` that apply to every execution under
+    ``variants`` (not flags, not negated, in the chosen branches), each with the
+    definitions it sees, and the ``let rec`` bindings met on the way."""
     out: list[_Axiom] = []
+    recs: list[_RecBinding] = []
 
     def run(body: Sequence[C.Stmt], env: dict[str, Any]) -> dict[str, Any]:
         for st in body:
@@ -121,18 +144,21 @@ def acyclic_axioms(stmts: Sequence[C.Stmt], variants: frozenset[str]) -> list[_A
                 env = new
             elif isinstance(st, C.LetRec):
                 env = dict(env)
-                for b in st.bindings:
-                    env[b.name] = _OPAQUE
+                opaque = [_Opaque(b.name) for b in st.bindings]
+                for b, o in zip(st.bindings, opaque, strict=True):
+                    env[b.name] = o
+                recs.extend(_RecBinding(st, b, env, o)
+                            for b, o in zip(st.bindings, opaque, strict=True))
             elif isinstance(st, C.Check):
-                if st.kind == "acyclic" and not st.negated and not st.flag:
+                if st.kind in ("acyclic", "empty") and not st.negated and not st.flag:
                     name = st.name or f"{st.kind}@{st.pos.line}"
-                    out.append(_Axiom(name, st.expr, env))
+                    out.append(_Axiom(name, st.expr, env, st.kind))
             elif isinstance(st, C.IfVariant):
                 env = run(st.then if _vcond(st.cond, variants) else st.otherwise, env)
         return env
 
     run(stmts, {})
-    return out
+    return out, recs
 
 
 # --------------------------------------------------------------------------
@@ -148,11 +174,15 @@ class _Hyp:
     co: frozenset[Pair] = frozenset()
     rf: Mapping[int, int] = field(default_factory=dict)
     known_co: frozenset[Pair] = frozenset()
+    rel: Mapping[_Opaque, frozenset[Pair]] = field(default_factory=dict)
+    """Pairs assumed in a ``let rec`` binding (an induction hypothesis)."""
 
     def events(self) -> set[int]:
         out = {x for p in self.co for x in p}
         for r, w in self.rf.items():
             out.update((r, w))
+        for pairs in self.rel.values():
+            out.update(x for p in pairs for x in p)
         return out
 
 
@@ -169,16 +199,18 @@ class _Work:
     """The prover's work: ``tick`` (the check's deadline) every 256 steps, and at most
     :data:`MAX_STEPS` steps per program (big programs are encoded unpruned)."""
 
-    def __init__(self, tick: Callable[[], None] | None = None) -> None:
+    def __init__(self, tick: Callable[[], None] | None = None,
+                 max_steps: int | None = None) -> None:
         self.tick = tick
         self.steps = 0
+        self.max_steps = MAX_STEPS if max_steps is None else max_steps
 
     def step(self) -> None:
         self.steps += 1
         if self.steps % 256 == 0:
             if self.tick is not None:
                 self.tick()
-            if self.steps > MAX_STEPS:
+            if self.steps > self.max_steps:
                 raise _GiveUp
 
 
@@ -289,8 +321,10 @@ class _Prover:
             bound = env.get(e.name)
             if isinstance(bound, _Thunk):
                 return q(bound.expr, bound.env, key, must)
+            if isinstance(bound, _Opaque):  # a let rec binding: only what is assumed
+                return must and key in self.hyp.rel.get(bound, frozenset())
             if bound is not None:
-                return False  # a function, or a let rec binding
+                return False  # a function
             if e.name in ("rf", "co", "fr", "fso", "syncbar", *_CANDIDATE_EXT):
                 return pair and self._candidate(e.name, key[0], key[1], must)
             if e.name == "FW":

@@ -27,9 +27,10 @@ from gdrcheck.cat.interp import CheckResult, Interpreter, union
 from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
 from gdrcheck.engine.base import Frame, base_env, selector_var, static_env, when
+from gdrcheck.engine.chains import RmwChain, rmw_chains
 from gdrcheck.engine.deadline import NO_DEADLINE, Deadline, Expired
 from gdrcheck.engine.graphs import digraph, is_acyclic
-from gdrcheck.engine.implied import NO_FACTS, Facts, implied_facts
+from gdrcheck.engine.implied import NO_FACTS, Facts, implied_facts, model_checks
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
@@ -83,6 +84,9 @@ class Encoding:
     """The static built-in names (gdrcheck/engine/base.py, static_env)."""
     facts: Facts = NO_FACTS
     """What the model's axioms fix before the encoding (gdrcheck/engine/implied.py)."""
+    chains: tuple[RmwChain, ...] = ()
+    """The read-modify-write chains whose adjacency the model's axioms imply
+    (gdrcheck/engine/chains.py)."""
 
     def value(self, e: Expr) -> z3.ArithRef:
         if isinstance(e, int):
@@ -94,12 +98,15 @@ class Encoding:
 
 
 def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[str]] | None = None,
-                      tick: Callable[[], None] = NO_DEADLINE.tick) -> Encoding:
+                      tick: Callable[[], None] = NO_DEADLINE.tick, chains: bool = True
+                      ) -> Encoding:
     """The candidate executions of ``prog``. With ``model`` (its statements and the
     variants on), the candidates that the model's acyclicity axioms rule out by a cycle
     of two edges with po-loc are left out (gdrcheck/engine/implied.py): the consistent
     executions, and so every verdict, stay the same. ``tick`` (a deadline's) is called in
-    every loop over events, blocks and pairs of writes: it raises when the time is up."""
+    every loop over events, blocks and pairs of writes: it raises when the time is up.
+    With ``model`` and ``chains``, the facts of its read-modify-write chains are stated
+    too (gdrcheck/engine/chains.py; ``chains=False`` only to measure what they save)."""
     cons: list[z3.BoolRef] = []
     ev = prog.events
 
@@ -145,6 +152,10 @@ def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[st
     facts = NO_FACTS
     if model is not None:
         facts = implied_facts(prog, model[0], model[1], enc.static, tick)
+    if model is not None and chains:
+        checks, recs = model_checks(model[0], model[1])
+        enc.chains = rmw_chains(prog, checks, recs, enc.static,
+                                {eid for eid, f in exe.items() if f is True}, tick)
     enc.facts = facts
 
     # -- rf ----------------------------------------------------------------
@@ -232,6 +243,9 @@ def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[st
             fw[w] = last
             cons.append(z3.Implies(to_z3(last), fin == enc.value(ev[w].value or 0)))
     enc.co_pos = co_pos
+    for ch in enc.chains:
+        tick()
+        cons.extend(_chain_facts(ch, enc, rf))
     for alias, loc in prog.aliases.items():
         if loc in final_mem:
             final_mem[alias] = final_mem[loc]
@@ -271,6 +285,43 @@ def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[st
             assert term is not None
             enc.final_reg[(t, reg)] = term
     return enc
+
+
+def _chain_facts(ch: RmwChain, enc: Encoding, rf: dict[Pair, Formula]) -> list[z3.BoolRef]:
+    """What every consistent execution satisfies on an RMW chain (gdrcheck/engine/
+    chains.py): coherence positions 1..n (no loss: only their order matters), each RMW
+    reading the write just before its own, and, for additions, the value it reads as the
+    initial value plus the increments of the RMWs before it."""
+    pos = enc.co_pos
+    out: list[z3.BoolRef] = []
+    n = len(ch.rmws)
+    sources = [ch.init, *(w for _, w in ch.rmws)]
+    init_val = enc.value(enc.program.events[ch.init].value or 0)
+    for k, (r, w) in enumerate(ch.rmws):
+        out.append(pos[w] <= n)  # type: ignore[arg-type, operator]
+        for s in sources:
+            f = rf.get((s, r))
+            if f is not None and s != w:
+                out.append(z3.Implies(to_z3(f), pos[s] == pos[w] - 1))  # type: ignore[arg-type, operator]
+        if ch.adds is not None:
+            before = [z3.If(pos[w2] < pos[w], c, 0)  # type: ignore[operator]
+                      for j, ((_, w2), c) in enumerate(zip(ch.rmws, ch.adds, strict=True))
+                      if j != k]
+            out.append(enc.read_val[r] == init_val + z3.Sum(before))
+    return out
+
+
+def chain_lemmas(enc: Encoding) -> dict[int, dict[str, list[tuple[Pair, z3.BoolRef]]]]:
+    """For the cat interpreter's ``let rec`` bindings (by statement id and name): the
+    pairs (w_a, r_b) of each chain that the binding relates whenever co(w_a, w_b)."""
+    out: dict[int, dict[str, list[tuple[Pair, z3.BoolRef]]]] = {}
+    pos = enc.co_pos
+    for ch in enc.chains:
+        for stmt, name in ch.observed:
+            lst = out.setdefault(stmt, {}).setdefault(name, [])
+            lst.extend(((wa, rb), pos[wa] < pos[wb])  # type: ignore[misc, operator]
+                       for _, wa in ch.rmws for rb, wb in ch.rmws if wa != wb)
+    return out
 
 
 def _same_barrier(enc: Encoding, x: int, y: int) -> z3.BoolRef | bool:
@@ -383,7 +434,8 @@ class Query:
 def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
                 test: A.Test, path_of: Any = None,
                 variant_vars: dict[str, z3.BoolRef] | None = None,
-                deadline: Deadline = NO_DEADLINE, prune: bool = False) -> Query:
+                deadline: Deadline = NO_DEADLINE, prune: bool = False,
+                chains: bool = True) -> Query:
     """Encode ``test`` under the model ``stmts``. ``variant_vars`` (gdrcheck sweep)
     leaves those variants free: z3 Booleans instead of fixed choices (the cat
     interpreter's symbolic-variant mode); a check inside an ``if`` then applies only
@@ -394,9 +446,9 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     ``variant_vars``, and not where every candidate matters (explain looks for
     candidates that fail each axiom)."""
     model = (stmts, variants) if prune and variant_vars is None else None
-    enc = encode_candidates(prog, model, deadline.tick)
+    enc = encode_candidates(prog, model, deadline.tick, chains)
     deadline.tick()
-    backend = SymbolicBackend(deadline.tick)
+    backend = SymbolicBackend(deadline.tick, chain_lemmas(enc))
     env = base_env(enc.frame, deadline.tick, enc.static)
     deadline.tick()
     ev = Interpreter(env, backend, variants, path_of, symbolic_variants=variant_vars,
@@ -445,11 +497,15 @@ def query_solver(q: Query, timeout: float | None = None) -> z3.Solver:
 class SmtEngine:
     name = "smt"
 
-    def __init__(self, timeout: float | None = None, prune: bool = True) -> None:
+    def __init__(self, timeout: float | None = None, prune: bool = True,
+                 chains: bool = True) -> None:
         self.timeout = timeout
         self.prune = prune
         """Leave out the candidates the model's acyclicity axioms rule out at once
         (gdrcheck/engine/implied.py); off only to measure what that saves."""
+        self.chains = chains
+        """With ``prune``: state what the model implies on read-modify-write chains
+        (gdrcheck/engine/chains.py); off only to measure what that saves."""
 
     def run(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
             test: A.Test, model_name: str, states: bool = False, path_of: Any = None,
@@ -471,7 +527,7 @@ class SmtEngine:
         try:
             deadline.tick()
             q = build_query(prog, stmts, variants, test, path_of, deadline=deadline,
-                            prune=self.prune)
+                            prune=self.prune, chains=self.chains)
         except Expired:
             return finish("timeout while encoding")
         s = query_solver(q)
@@ -537,7 +593,7 @@ class SmtEngine:
     def _core(self, s: z3.Solver, q: Query) -> list[str]:
         core = {str(x) for x in s.unsat_core()}
         # the axioms that left candidates out of the encoding rule those out too
-        pruned = set(q.enc.facts.axioms)
+        pruned = set(q.enc.facts.axioms) | {a for ch in q.enc.chains for a in ch.axioms}
         return [name for name, lit in q.axiom_lits.items()
                 if str(lit) in core or name.split("#")[0] in pruned]
 
