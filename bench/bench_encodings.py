@@ -12,7 +12,9 @@ the same run.
    ``ptx`` in under 1 s.
 2. **The shared-signal fan-in** (``gdrcheck generate --family gin-fan-in-shared``: n
    senders x k puts, all bumping ONE signal) under gin-api and gin-gdaki, against the
-   fan-in with one signal per sender (``gin-fan-in``). Target: 8 x 8 under 10 s.
+   same engine without the chain facts of gdrcheck/engine/chains.py
+   (``SmtEngine(chains=False)``) and the fan-in with one signal per sender
+   (``gin-fan-in``). Target: 8 x 8 under 10 s.
 3. **Small tests, warm**: the per-test median of litmus/classic under x86tso in this
    process (each test 3 times, the best), for the engines smt, explicit and auto (the
    portfolio), through check_test and through the API (gdrcheck.check). Target: at most
@@ -56,14 +58,16 @@ def n_writes(n: int) -> A.Test:
     return parse_litmus(text, f"W{n}.litmus")
 
 
-def run_smt(test: A.Test, model: str, prune: bool, timeout: float) -> tuple[str, float]:
-    """check_test's path with the z3 engine, with or without the pruning step."""
+def run_smt(test: A.Test, model: str, prune: bool, timeout: float,
+            chains: bool = True) -> tuple[str, float]:
+    """check_test's path with the z3 engine, with or without the pruning step (and,
+    with it, with or without the chain facts of gdrcheck/engine/chains.py)."""
     t0 = time.perf_counter()
     spec, loaded, chosen = prepare(test, model)
     prog = lower(test)
-    res = SmtEngine(timeout, prune=prune).run(prog, loaded.stmts, chosen, test, str(spec),
-                                              path_of=loaded.path_of,
-                                              deadline=Deadline(timeout))
+    eng = SmtEngine(timeout, prune=prune, chains=chains)
+    res = eng.run(prog, loaded.stmts, chosen, test, str(spec), path_of=loaded.path_of,
+                  deadline=Deadline(timeout))
     return str(res.verdict), time.perf_counter() - t0
 
 
@@ -123,7 +127,12 @@ def bench_fan_in(shapes: list[tuple[int, int]], timeout: float) -> list[dict[str
                 test = parse_litmus(text, f"{name}.litmus")
                 v, t = run_check(test, model, "smt", timeout)
                 out[fam] = {"test": name, "verdict": v, "smt_s": t}
-                print(f"{name:26} {model:10} {v:10} z3 {t:8.3f} s", flush=True)
+                line = f"{name:26} {model:10} {v:10} z3 {t:8.3f} s"
+                if fam == "gin-fan-in-shared":  # the reference: no chain facts
+                    vb, tb = run_smt(test, model, True, timeout, chains=False)
+                    out[fam].update({"no_chains_verdict": vb, "no_chains_s": tb})
+                    line += f" | without chain facts {vb:10} {tb:8.3f} s"
+                print(line, flush=True)
             rows.append(out)
     return rows
 
@@ -164,7 +173,8 @@ def main() -> int:
     args = ap.parse_args()
     load0 = os.getloadavg()[0]
     sizes = [4, 8, 10, 30, 100] if args.quick else [4, 8, 10, 20, 30, 50, 100]
-    shapes = [(8, 2), (8, 8)] if args.quick else [(4, 2), (8, 2), (8, 8)]
+    shapes = [(8, 2), (8, 8)] if args.quick else [(4, 2), (6, 2), (8, 1), (8, 2), (8, 8),
+                                                 (12, 1), (16, 1)]
     report: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(), "timeout_s": args.timeout,

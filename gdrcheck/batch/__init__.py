@@ -7,8 +7,9 @@ finished job appends one line to the results file: the ``gdrcheck.check/2`` reco
 :func:`gdrcheck.report.json.result_json` with the ``key`` first, or, when the job could
 not be checked, an error line (schema ``gdrcheck.run-error/1``, verdict ``Error``, the
 message in ``reason``). A line is written with a single ``os.write`` on a descriptor
-opened with ``O_APPEND``, then fsync'ed: after a crash (even ``kill -9``) the file holds
-every finished job, and at worst a truncated last line. A rerun with the same results
+opened with ``O_APPEND`` (fsync'ed once a second and at the end): after the run is
+killed (even ``kill -9``) the file holds every finished job, and at worst a truncated
+last line; a crash of the machine loses at most the last second. A rerun with the same results
 file skips the keys already there (the last line of a key wins when there are
 several), cuts a truncated last line off, and runs the rest.
 

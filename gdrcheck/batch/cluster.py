@@ -21,7 +21,6 @@ What users rely on is kept:
 from __future__ import annotations
 
 import logging
-import queue
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +31,9 @@ from gdrcheck.litmus import ast as A
 
 POLL = 0.25
 """Seconds between two looks at the running jobs (for ``kill_after``)."""
+
+WAKE = 0.005
+"""Seconds between two looks for finished jobs."""
 
 
 @contextmanager
@@ -61,28 +63,27 @@ def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record
                    kill_after: float | None = None, job_fn: JobFn) -> None:
     """Run ``jobs`` on the cluster of ``client``, calling ``on_record`` with each record
     as its job finishes."""
+    from distributed import as_completed
+
     tests = tests or {}
-    # each future, once done, is put on a queue by the client's own thread: a finished
-    # job costs O(1) here (waiting on every pending future at each step was quadratic in
-    # the number of jobs, and made one worker look slower than half of two)
-    finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
     pending: dict[Any, Job] = {}
     for i, job in enumerate(jobs):
-        fut = client.submit(job_fn, job, key=f"gdrcheck-{i}-{job.key}", pure=False)
-        pending[fut] = job
-        fut.add_done_callback(finished.put)
+        pending[client.submit(job_fn, job, key=f"gdrcheck-{i}-{job.key}", pure=False)] = job
+    # results are gathered in the client's own thread as jobs finish, and handed over
+    # here in batches: a finished job costs O(1) in this process (waiting on every
+    # pending future at each step was quadratic, and one result fetched at a time,
+    # synchronously, capped the run's throughput whatever the number of workers)
+    done = as_completed(list(pending), with_results=True, raise_errors=False)
     first_seen: dict[str, float] = {}
     try:
         while pending:
-            try:
-                done = [finished.get(timeout=POLL)]
-            except queue.Empty:  # nothing finished within POLL seconds
-                done = []
-            while done or not finished.empty():
-                fut = done.pop() if done else finished.get()
-                job = pending.pop(fut, None)  # None: already recorded (killed, overdue)
-                if job is not None:
-                    on_record(_record(fut, job, tests))
+            deadline = time.monotonic() + POLL
+            while not done.has_ready() and time.monotonic() < deadline:
+                time.sleep(WAKE)
+            for fut, result in done.next_batch(block=False) if done.has_ready() else []:
+                # not pending: already recorded (killed as overdue)
+                if fut in pending:
+                    on_record(_record(fut, result, pending.pop(fut), tests))
             if kill_after is not None and pending:
                 _kill_overdue(client, pending, first_seen, kill_after, tests, on_record)
     finally:
@@ -90,11 +91,11 @@ def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record
             client.cancel(list(pending), force=True)
 
 
-def _record(fut: Any, job: Job, tests: dict[str, A.Test | None]) -> Record:
+def _record(fut: Any, result: Any, job: Job, tests: dict[str, A.Test | None]) -> Record:
     if fut.status == "finished":
-        rec: Record = fut.result()
+        rec: Record = result
         return rec
-    exc = fut.exception()
+    exc = result if isinstance(result, BaseException) else fut.exception()
     if _killed(exc):
         return error_record(job, f"the worker process died running this job ({exc})",
                             tests.get(job.key))

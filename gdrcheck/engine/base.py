@@ -49,6 +49,8 @@ TAGS = (
     # PTX 7.5+ proxies, shared memory, mbarriers (gdrcheck/lower/ptx.py)
     "SUR", "TEX", "CON", "SHARED", "PFALIAS", "PFSUR", "PFTEX", "PFCON", "PFASYNC",
     "PFSHARED", "PFGLOBAL", "PFIMPLICIT", "MBAR", "MBARRIVE", "MBWAIT", "MBCTX",
+    # the read half of an atomic reduction (red, multimem.red): no acquire pattern (§8.8)
+    "RED",
     # multimem per-copy events (gdrcheck/lower/multimem.py)
     "MM", "MMPLAIN",
 )

@@ -112,7 +112,7 @@ def _observed(prog: Program, static: Mapping[str, Any], rec: _RecBinding,
     """Does the binding relate each chain write to every later RMW's read, by induction
     over the chain (the base case and the step, each proved for every pair/triple)?"""
     body, env = rec.binding.expr, rec.env
-    for ra, wa in rmws:
+    for _, wa in rmws:
         for rb, wb in rmws:
             if wa == wb:
                 continue

@@ -107,7 +107,8 @@ def step(st: PathState, ins: A.MultimemStore | A.MultimemRed | A.MultimemLdReduc
         wsem = "REL" if ins.sem == "release" else "RLX"
         v = value(st, ins.value)
         for loc in copies:
-            rv = st.read(loc, {"RLX", s, "ATOM", MM}, label, scope=ins.scope, pos=ins.pos)
+            rv = st.read(loc, {"RLX", s, "ATOM", "RED", MM}, label, scope=ins.scope,
+                         pos=ins.pos)
             w = st.emit("W", loc, {wsem, s, "ATOM", MM}, label, value=BinOp(ins.op, rv, v),
                         scope=ins.scope, pos=ins.pos)
             st.builder.rmw.add((rv.eid, w.eid))

@@ -393,6 +393,8 @@ def _rmw(st: PathState, ins: A.PtxAtom | A.PtxRed, label: str,
          loc: str, space: set[str] | None = None,
          va: str | None = None) -> Iterator[PathState]:
     rtags, wtags = _rmw_tags(ins.sem, ins.scope)
+    if isinstance(ins, A.PtxRed):  # PTX ISA §8.8: its strong read forms no acquire pattern
+        rtags.add("RED")
     rtags |= space or set()
     wtags |= space or set()
     rv = st.read(loc, rtags, label, scope=ins.scope, pos=ins.pos, vloc=va)
