@@ -8,9 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from gdrcheck.analysis.check import check_test, prepare
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
+from gdrcheck.engine.explicit import candidate_bound
 from gdrcheck.engine.smt import SmtEngine, encode_candidates
 from gdrcheck.gen.families import family
 from gdrcheck.litmus import ast as A
@@ -141,3 +144,53 @@ def test_fan_in_eight_by_eight_is_decided() -> None:
     """The issue-18 shape (8 senders x 8 puts, one signal): Unknown at 60 s before."""
     res = check_test(_fan_in(8, 8), "gin-api", options=DEFAULT_OPTIONS.overlay(timeout=60))
     assert res.verdict == "Forbidden"
+
+
+# --------------------------------------------------------------------------
+# Random programs around a chain: the facts never change an answer
+# --------------------------------------------------------------------------
+
+_RMW = st.sampled_from([
+    "atom.relaxed.gpu.add {r}, x, 1", "atom.acquire.gpu.add {r}, x, 2",
+    "atom.release.sys.add {r}, x, 1", "atom.acq_rel.gpu.add {r}, x, 1",
+    "atom.relaxed.gpu.exch {r}, x, 7", "atom.relaxed.cta.add {r}, x, 1",
+    "red.relaxed.gpu.add x, 1", "red.release.gpu.add x, 3"])
+_OTHER = st.sampled_from([
+    "st.weak y, 1", "st.release.gpu y, 2", "ld.relaxed.gpu {r}, y", "ld.acquire.gpu {r}, y",
+    "fence.acq_rel.gpu", "fence.sc.gpu", "ld.acquire.gpu {r}, x", "ld.weak {r}, y"])
+
+
+@st.composite
+def _chain_tests(draw: st.DrawFn) -> A.Test:
+    nthreads = draw(st.integers(3, 4))
+    threads: list[list[str]] = []
+    regs: list[str] = []
+    for t in range(nthreads):
+        body = [draw(_RMW)] if t < 3 else []  # at least three RMWs of x
+        body += draw(st.lists(st.one_of(_RMW, _OTHER), max_size=2 if t < 3 else 3))
+        if len(body) > 1 and draw(st.booleans()):
+            body = body[::-1]
+        cells = []
+        for i, ins in enumerate(body):
+            reg = f"r{i}"
+            if "{r}" in ins:
+                regs.append(f"{t}:{reg}")
+            cells.append(ins.format(r=reg))
+        threads.append(cells)
+    atoms = [f"{r} = {draw(st.integers(0, 4))}" for r in
+             draw(st.lists(st.sampled_from(regs), max_size=2, unique=True))] if regs else []
+    if draw(st.booleans()) or not atoms:
+        atoms.append(f"x = {draw(st.integers(0, 9))}")
+    cond = "exists (" + " /\\ ".join(atoms) + ")"
+    return _ptx("ChainRandom", threads, cond, "x=0; y=0;")
+
+
+CAP = 3_000
+"""Candidate executions the enumerator may visit per example (about 0.1 ms each)."""
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(test=_chain_tests(), model=st.sampled_from(["ptx", "ptx75", "sc"]))
+def test_random_programs_around_a_chain(test: A.Test, model: str) -> None:
+    assume(candidate_bound(lower(test)) <= CAP)
+    _agree(test, model)
