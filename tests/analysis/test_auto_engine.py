@@ -31,4 +31,38 @@ def test_the_bound(size: int, engine: str) -> None:
     assert (candidate_bound(lower(test)) <= AUTO_EXPLICIT_BOUND) == (engine == "explicit")
     res = check_test(test, "x86tso", options=CheckOptions(engine="auto"))
     assert res.engine == engine
-    assert res.verdict == check_test(test, "x86tso").verdict == "Allowed"
+    smt = check_test(test, "x86tso", options=CheckOptions(engine="smt"))
+    assert smt.engine == "smt"
+    assert res.verdict == smt.verdict == "Allowed"
+
+
+def test_auto_is_the_default() -> None:
+    """What a user gets who does not choose: the portfolio, everywhere (CheckOptions,
+    the CLI's --engine, the API, the pytest plugin); --engine smt still selects z3."""
+    import gdrcheck
+    from gdrcheck.cli.options import check_options
+    from gdrcheck.pytest_plugin import ENGINES
+
+    assert CheckOptions().engine == "auto" == check_options().engine
+    assert ENGINES[2] == "auto"
+    sb = load_litmus(str(ROOT / "litmus/classic/SB.litmus"))
+    assert check_test(sb, "x86tso").engine == "explicit"
+    assert gdrcheck.check(sb, "x86tso").result.engine == "explicit"
+    assert gdrcheck.check(sb, "x86tso", engine="smt").result.engine == "smt"
+    assert check_test(sb, "x86tso", options=CheckOptions(engine="smt")).engine == "smt"
+
+
+def test_the_cli_default_is_auto_and_smt_selects_z3() -> None:
+    from click.testing import CliRunner
+
+    from gdrcheck.cli import main
+
+    sb = str(ROOT / "litmus/classic/SB.litmus")
+    for args, engine in (((), "explicit"), (("--engine", "smt"), "smt"),
+                         (("--engine", "auto"), "explicit")):
+        r = CliRunner().invoke(main, ["check", sb, "-m", "x86tso", "--format", "json",
+                                      *args])
+        assert r.exit_code == 0, r.output
+        assert f'"engine": "{engine}"' in r.stdout
+    help_text = CliRunner().invoke(main, ["check", "--help"]).output
+    assert "[default: auto]" in help_text
