@@ -369,7 +369,8 @@ def _witness(prog: Program, frame: Frame, vals: dict[int, int], state: State) ->
             co.setdefault(we.loc, []).append(we.eid)
     for ws in co.values():
         ws.sort(key=lambda w: sum(1 for x in ws if (x, w) in frame.co))
-    return Witness(events, sorted(frame.rf), co, state,
+    # rf by read, as the z3 engine lists it (its reads in event order)
+    return Witness(events, sorted(frame.rf, key=lambda p: (p[1], p[0])), co, state,
                    {k: sorted(v) for k, v in (("fso", frame.fso), ("syncbar", frame.syncbar))
                     if v})
 
