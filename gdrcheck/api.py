@@ -199,9 +199,10 @@ def check(
     ``variants`` are added to the model's (``"pcie-ro"``, ``["pcie-ro", "ack-placed"]``
     or ``"pcie-ro,ack-placed"``). How to answer is a
     :class:`~gdrcheck.analysis.options.CheckOptions` (``options``), or its fields given
-    by name: ``engine`` (``"smt"`` or ``"explicit"``), ``timeout`` in seconds (an
-    expired timeout gives ``Unknown``), ``states`` (list every final state),
-    ``include_dirs`` (searched for models first, ``-I``), ``unroll``. Raises
+    by name: ``engine`` (``"auto"``, the default: the explicit engine for a test of
+    at most 32 candidate executions, z3 otherwise; ``"smt"``; ``"explicit"``),
+    ``timeout`` in seconds (an expired timeout gives ``Unknown``), ``states`` (list
+    every final state), ``include_dirs`` (searched for models first, ``-I``), ``unroll``. Raises
     :class:`~gdrcheck.errors.InputError` on bad input.
     """
     options = options.overlay(**changes)

@@ -17,9 +17,9 @@ test run collects:
   are collected only with ``--litmus`` or the ini setting ``gdrcheck_litmus = true``;
 - ``--no-litmus`` (or ``-p no:gdrcheck``) turns collection off altogether.
 
-Options: ``--gdrcheck-engine smt|explicit``, ``--gdrcheck-timeout SECONDS`` (an
-expired timeout gives Unknown: a failure), ``--gdrcheck-include DIR`` (``-I``: extra
-model directories); the ini settings ``gdrcheck_engine``, ``gdrcheck_timeout`` and
+Options: ``--gdrcheck-engine auto|smt|explicit`` (default auto), ``--gdrcheck-timeout
+SECONDS`` (an expired timeout gives Unknown: a failure), ``--gdrcheck-include DIR``
+(``-I``: extra model directories); the ini settings ``gdrcheck_engine``, ``gdrcheck_timeout`` and
 ``gdrcheck_include`` are their defaults.
 """
 
@@ -53,7 +53,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--no-litmus", action="store_false", dest="gdrcheck_litmus", default=None,
                     help="Collect no .litmus file, not even those named on the command line.")
     group.addoption("--gdrcheck-engine", choices=ENGINES, default=None,
-                    help="Engine for the litmus tests (default: smt).")
+                    help="Engine for the litmus tests (default: auto).")
     group.addoption("--gdrcheck-timeout", type=float, default=None, metavar="SECONDS",
                     help="Solver timeout per litmus test and model (expired: Unknown).")
     group.addoption("--gdrcheck-include", action="append", default=None, metavar="DIR",
@@ -61,7 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("gdrcheck_litmus", "Collect the .litmus files of directories as tests.",
                   type="bool", default=False)
     parser.addini("gdrcheck_engine", "Engine for the litmus tests (smt, explicit or auto).",
-                  default="smt")
+                  default="auto")
     parser.addini("gdrcheck_timeout", "Solver timeout per litmus test and model (s).",
                   default="")
     parser.addini("gdrcheck_include", "Extra directories to search for cat models.",

@@ -31,8 +31,9 @@ up to 32 candidates; at 48 and 512 they are even)."""
 class CheckOptions:
     """How to answer: the engine, its time limit, the loop bound, where models are."""
 
-    engine: str = "smt"
-    """One of :data:`ENGINES`."""
+    engine: str = "auto"
+    """One of :data:`ENGINES`; ``auto`` unless a user chooses (the answers are those of
+    ``smt``: bench/compare_engines.py checks it on the library and the peer suites)."""
     timeout: float | None = None
     """Solver time limit in seconds; an expired limit answers Unknown, never a verdict."""
     unroll: int = DEFAULT_UNROLL

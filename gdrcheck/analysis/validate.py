@@ -58,7 +58,7 @@ def dartagnan_verdict(quantifier: str, holds: bool) -> str:
 
 
 def _run(suite: str, folder: Path, rel: str, model: str, expected: str | None,
-         holds: bool | None, engine: str = "smt") -> Row:
+         holds: bool | None, engine: str = "auto") -> Row:
     t0 = time.perf_counter()
     try:
         test = load_litmus(str(folder / rel))
@@ -74,7 +74,7 @@ def _run(suite: str, folder: Path, rel: str, model: str, expected: str | None,
                KNOWN_DIFFERENCES.get(rel, ""))
 
 
-def validate_folder(folder: Path, engine: str = "smt", model: str | None = None) -> list[Row]:
+def validate_folder(folder: Path, engine: str = "auto", model: str | None = None) -> list[Row]:
     """``model``: judge a Dartagnan suite under this model instead of its csv's."""
     rows: list[Row] = []
     herd = folder / "herd7-verdicts.csv"

@@ -25,10 +25,10 @@ EXIT_CODES = ("Exit codes: 0 every test ran and met its Expect= and Liveness= en
 
 
 def engine_option(f: F) -> F:
-    return click.option("--engine", type=click.Choice(ENGINES), default="smt",
-                        show_default=True, help="smt: z3 over the relation analysis; "
-                        "explicit: every candidate execution (herd7's method); auto: "
-                        "explicit for tiny tests (at most 32 candidates), else smt.")(f)
+    return click.option("--engine", type=click.Choice(ENGINES), default="auto",
+                        show_default=True, help="auto: explicit for tiny tests (at most "
+                        "32 candidates), else smt; smt: z3 over the relation analysis; "
+                        "explicit: every candidate execution (herd7's method).")(f)
 
 
 def timeout_option(what: str = "per test and model, encoding and every solver call "
@@ -57,7 +57,7 @@ def states_option(help: str) -> Callable[[F], F]:
     return click.option("--states", is_flag=True, help=help)
 
 
-def check_options(*, engine: str = "smt", timeout: float | None = None,
+def check_options(*, engine: str = "auto", timeout: float | None = None,
                   unroll: int = DEFAULT_UNROLL, include_dirs: tuple[str, ...] = (),
                   states: bool = False) -> CheckOptions:
     """The :class:`CheckOptions` of a command's parsed options."""

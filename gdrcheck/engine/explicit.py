@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from gdrcheck.cat import ast as C
@@ -96,7 +96,9 @@ class ExplicitEngine:
         quant = test.condition.quantifier
         res = Result(test.name, model_name, self.name, quant, Verdict.UNKNOWN, False, False)
         found: set[State] = set()
-        rejecting: set[str] = set()
+        # the named checks each rejected candidate fails, by the side of P it reaches
+        rejected: dict[bool, set[frozenset[str]]] = {True: set(), False: set()}
+        order: dict[str, int] = {}  # the named checks in the model's order
         flags: set[str] = set()
         pos_w: Witness | None = None
         neg_w: Witness | None = None
@@ -126,14 +128,16 @@ class ExplicitEngine:
                 res.positive = res.negative = None
                 return res
             failed = [c.name for c in ev.checks if not c.flag and not concrete_check(c)]
+            if any(n not in order for n in failed):
+                for c in ev.checks:
+                    order.setdefault(c.name, len(order))
             if frame.syncbar:
                 progress = union(env["po"], RelV(dict(frame.syncbar)))
                 if any(a == b for a, b in concrete_closure(progress.m)):  # type: ignore[arg-type]
                     continue  # deadlock: not a final execution
             p = obs.eval_state(test.condition.prop, state)
             if failed:
-                if p:
-                    rejecting.update(failed)
+                rejected[p].add(frozenset(failed))
                 continue
             for c in ev.checks:
                 if c.flag and concrete_check(c):
@@ -156,8 +160,11 @@ class ExplicitEngine:
         else:
             res.verdict = Verdict.ALLOWED if res.positive else Verdict.FORBIDDEN
             res.witness = pos_w
-        if not res.positive:
-            res.axioms = sorted(rejecting)
+        # as the z3 engine's unsat core: the checks that rule out P (~P for forall)
+        if quant != "forall" and not res.positive:
+            res.axioms = rejecting_checks(rejected[True], order)
+        elif quant == "forall" and not res.negative:
+            res.axioms = rejecting_checks(rejected[False], order)
         if res.flags:
             res.verdict = Verdict.UNDEFINED
         if not states:  # listing the states is on request only, as with the smt engine
@@ -362,9 +369,41 @@ def _witness(prog: Program, frame: Frame, vals: dict[int, int], state: State) ->
             co.setdefault(we.loc, []).append(we.eid)
     for ws in co.values():
         ws.sort(key=lambda w: sum(1 for x in ws if (x, w) in frame.co))
-    return Witness(events, sorted(frame.rf), co, state,
+    # rf by read, as the z3 engine lists it (its reads in event order)
+    return Witness(events, sorted(frame.rf, key=lambda p: (p[1], p[0])), co, state,
                    {k: sorted(v) for k, v in (("fso", frame.fso), ("syncbar", frame.syncbar))
                     if v})
+
+
+def rejecting_checks(failed_sets: Iterable[frozenset[str]], order: Mapping[str, int]
+                     ) -> list[str]:
+    """A set of named checks that rules out every rejected candidate of an outcome, each
+    candidate given by the checks it fails: a hitting set of ``failed_sets``, chosen
+    greedily (the check failed by most candidates not yet ruled out; ties: the earlier
+    in the model, ``order``), then made irredundant (dropping any one of them lets some
+    candidate through); listed in the model's order. The z3 engine names its unsat core
+    instead (not minimised): both are checks that together rule the outcome out, not
+    always the same ones."""
+
+    def rank(name: str) -> tuple[int, str]:
+        return order.get(name, len(order)), name
+
+    sets = [s for s in set(failed_sets) if s]
+    chosen: list[str] = []
+    left = list(sets)
+    while left:
+        counts: dict[str, int] = {}
+        for s in left:
+            for name in s:
+                counts[name] = counts.get(name, 0) + 1
+        best = min(counts, key=lambda n: (-counts[n], *rank(n)))
+        chosen.append(best)
+        left = [s for s in left if best not in s]
+    for name in list(reversed(chosen)):
+        rest = [n for n in chosen if n != name]
+        if all(any(n in s for n in rest) for s in sets):
+            chosen = rest
+    return sorted(chosen, key=rank)
 
 
 def candidate_bound(prog: Program) -> int:

@@ -64,7 +64,8 @@ def test_sb_x86tso_allowed(validator: Any) -> None:
     assert isinstance(rec, dict)
     assert list(rec) == list(FIELDS)
     assert rec["schema"] == "gdrcheck.check/2"
-    assert (rec["test"], rec["model"], rec["engine"]) == ("SB", "x86tso", "smt")
+    # the default engine is auto: SB has 4 candidates, the enumerator answers
+    assert (rec["test"], rec["model"], rec["engine"]) == ("SB", "x86tso", "explicit")
     assert rec["condition"] == "exists (0:EAX=0 /\\ 1:EAX=0)"
     assert rec["quantifier"] == "exists"
     assert rec["verdict"] == "Allowed"
@@ -82,6 +83,20 @@ def test_sb_x86tso_allowed(validator: Any) -> None:
     assert sorted(w["co"]) == ["x", "y"]
     assert rec["reason"] is None
     assert rec["expect"] == {"verdict": "Allowed", "met": True}
+
+
+@pytest.mark.parametrize("args,engine", [
+    ((SB,), "explicit"),  # 4 candidates: the portfolio takes the enumerator
+    ((SB, "--engine", "smt"), "smt"),
+    ((SB, "--engine", "explicit"), "explicit"),
+    ((str(ROOT / "litmus" / "ptx75" / "MP+mbarrier-2arrivals.litmus"),), "smt"),  # 96
+])
+def test_the_engine_field_names_the_engine_that_answered(validator: Any, args: tuple[str, ...],
+                                                         engine: str) -> None:
+    model = "ptx75" if "ptx75" in args[0] else "x86tso"
+    rec = check_json(*args, "--model", model)
+    validator.validate(rec)
+    assert rec["engine"] == engine
 
 
 def test_mp_ptx_forbidden(validator: Any) -> None:
