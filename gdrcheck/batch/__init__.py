@@ -17,7 +17,8 @@ Jobs run on Dask distributed (:mod:`gdrcheck.batch.cluster`): an embedded LocalC
 of ``workers`` single-threaded processes, or the running cluster at ``scheduler``. A
 worker that dies mid-job is restarted and the job retried; a job that kills every
 worker it runs on gives an ``Error`` line; a job running past ``kill_after`` seconds
-gives ``Unknown`` and its worker is restarted (``--timeout`` is also handed to the
+gives ``Unknown`` and its worker is restarted; several small jobs travel in one Dask
+task (a chunk), split into single jobs when it fails (``--timeout`` is also handed to the
 solver, which answers Unknown by itself when it can). ``workers=0`` runs the jobs one
 after the other in the calling process (no isolation, no guard).
 """
@@ -42,10 +43,12 @@ __all__ = ["ERROR_SCHEMA", "BatchReport", "Job", "JobFn", "Mismatch", "Plan", "R
 
 def run_jobs(jobs: Sequence[Job], workers: int, on_record: Callable[[Record], None], *,
              tests: dict[str, A.Test | None] | None = None, kill_after: float | None = None,
-             job_fn: JobFn = execute, scheduler: str | None = None) -> None:
+             job_fn: JobFn = execute, scheduler: str | None = None,
+             chunk: int | None = None) -> None:
     """Run ``jobs`` on Dask (``workers`` local worker processes, or the cluster at
     ``scheduler``; ``workers=0`` and no scheduler: in this process), calling
-    ``on_record`` with each record as its job finishes."""
+    ``on_record`` with each record as its job finishes. ``chunk``: jobs per Dask task
+    (default: :func:`gdrcheck.batch.cluster.chunk_size`)."""
     tests = tests or {}
     if workers <= 0 and scheduler is None:
         for j in jobs:
@@ -61,7 +64,7 @@ def run_jobs(jobs: Sequence[Job], workers: int, on_record: Callable[[Record], No
 
     with dask_client(workers, scheduler) as client:
         run_on_cluster(jobs, client, on_record, tests=tests, kill_after=kill_after,
-                       job_fn=job_fn)
+                       job_fn=job_fn, chunk=chunk)
 
 
 def run_batch(
@@ -75,6 +78,7 @@ def run_batch(
     kill_after: float | None = None,
     scheduler: str | None = None,
     job_fn: JobFn = execute,
+    chunk: int | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_record: Callable[[Record], None] | None = None,
 ) -> BatchReport:
@@ -104,7 +108,7 @@ def run_batch(
         for rec in failed:
             write(rec)
         run_jobs(todo, workers, write, tests=p.tests, kill_after=kill_after, job_fn=job_fn,
-                 scheduler=scheduler)
+                 scheduler=scheduler, chunk=chunk)
     finally:
         out.close()
         report.seconds = time.perf_counter() - start

@@ -6,16 +6,29 @@ process per ``--jobs``, each under a nanny that restarts it when it dies); with
 worker`` on the machines, or dask-jobqueue / dask-kubernetes). The same job function
 runs on either: a pure function of a picklable :class:`~gdrcheck.batch.jobs.Job`.
 
+Jobs travel in *chunks*: a Dask task runs the jobs of its chunk one after the other in
+the worker and returns their records (the scheduler costs about 5 ms per task, a job of
+a generated suite 10-40 ms). The chunk size is :func:`chunk_size`: 1 for a run of few
+jobs, at most :data:`MAX_CHUNK`, so that every worker thread still gets about
+:data:`CHUNKS_PER_THREAD` chunks to balance the load.
+
 What users rely on is kept:
 
-- each record reaches ``on_record`` (the JSONL writer, the progress bar) as its job
-  finishes, in this process;
-- crash isolation: a worker that dies mid-job is restarted by its nanny and the job is
-  retried on a worker (Dask's ``allowed-failures``); a job that kills every worker it
-  runs on becomes an ``Error`` line ("the worker process died ...") and the run goes on;
-- ``kill_after``: a job still running after that many seconds gives ``Unknown`` and its
-  worker is restarted (a hung z3 call cannot be interrupted in its thread);
-- an exception in a job becomes an ``Error`` line.
+- each record reaches ``on_record`` (the JSONL writer, the progress bar) in this
+  process as its chunk finishes, every job exactly once;
+- crash isolation: a worker that dies mid-chunk is restarted by its nanny and the chunk
+  retried on a worker (Dask's ``allowed-failures``); a chunk that kills every worker it
+  runs on, or that fails in any other way, is split: its jobs are submitted again one
+  per task. A single job that kills every worker it runs on becomes an ``Error`` line
+  ("the worker process died ...") and the run goes on;
+- ``kill_after``: a chunk of n jobs still running after ``n × kill_after`` seconds
+  holds at least one job that ran past ``kill_after`` (were every job shorter, the
+  chunk would be too): it is cancelled, its worker restarted, and its jobs submitted
+  again one per task; a single job still running after ``kill_after`` seconds gives
+  ``Unknown`` and its worker is restarted (a hung z3 call cannot be interrupted in its
+  thread);
+- an exception in a job becomes an ``Error`` line (the other jobs of its chunk are
+  recorded normally).
 """
 
 from __future__ import annotations
@@ -24,6 +37,8 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import count
 from typing import Any
 
 from gdrcheck.batch.jobs import Job, JobFn, Record, error_record, unknown_record
@@ -34,6 +49,13 @@ POLL = 0.25
 
 WAKE = 0.005
 """Seconds between two looks for finished jobs."""
+
+MAX_CHUNK = 16
+"""The most jobs in one Dask task."""
+
+CHUNKS_PER_THREAD = 8
+"""How many chunks each worker thread should get at least (load balance: the last
+chunks to finish keep few workers busy)."""
 
 
 @contextmanager
@@ -52,79 +74,152 @@ def dask_client(workers: int, scheduler: str | None = None) -> Iterator[Any]:
         yield client
 
 
+def chunk_size(jobs: int, threads: int) -> int:
+    """Jobs per Dask task for ``jobs`` jobs on ``threads`` worker threads: 1 for a run of
+    few jobs, at most :data:`MAX_CHUNK`, at least :data:`CHUNKS_PER_THREAD` chunks per
+    thread otherwise."""
+    return max(1, min(MAX_CHUNK, jobs // (max(1, threads) * CHUNKS_PER_THREAD)))
+
+
+@dataclass(frozen=True)
+class Raised:
+    """A job of a chunk that raised: the message of its error line (the driver makes
+    the line, with the test it knows)."""
+
+    message: str
+
+
+def run_chunk(job_fn: JobFn, jobs: Sequence[Job]) -> list[Record | Raised]:
+    """The Dask task of a chunk: its jobs one after the other, in the worker."""
+    out: list[Record | Raised] = []
+    for job in jobs:
+        try:
+            out.append(job_fn(job))
+        except Exception as exc:  # a bug in a layer: the other jobs go on
+            out.append(Raised(f"{type(exc).__name__}: {exc}"))
+    return out
+
+
 def _killed(exc: BaseException) -> bool:
     from distributed import KilledWorker
 
     return isinstance(exc, KilledWorker)
 
 
+class _Tasks:
+    """The tasks in flight: which jobs each one runs, submitted as chunks or singly."""
+
+    def __init__(self, client: Any, job_fn: JobFn) -> None:
+        from distributed import as_completed
+
+        self.client = client
+        self.job_fn = job_fn
+        self.pending: dict[Any, list[Job]] = {}
+        self.serial = count()
+        self.done = as_completed([], with_results=True, raise_errors=False)
+
+    def submit(self, chunk: Sequence[Job]) -> None:
+        key = f"gdrcheck-{next(self.serial)}-{chunk[0].key}"
+        if len(chunk) == 1:
+            fut = self.client.submit(self.job_fn, chunk[0], key=key, pure=False)
+        else:
+            key += f"-x{len(chunk)}"
+            fut = self.client.submit(run_chunk, self.job_fn, list(chunk), key=key, pure=False)
+        self.pending[fut] = list(chunk)
+        self.done.add(fut)
+
+    def split(self, chunk: Sequence[Job]) -> None:
+        """Submit the jobs of a chunk again, one per task."""
+        for job in chunk:
+            self.submit([job])
+
+
 def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record], None], *,
                    tests: dict[str, A.Test | None] | None = None,
-                   kill_after: float | None = None, job_fn: JobFn) -> None:
+                   kill_after: float | None = None, job_fn: JobFn,
+                   chunk: int | None = None) -> None:
     """Run ``jobs`` on the cluster of ``client``, calling ``on_record`` with each record
-    as its job finishes."""
-    from distributed import as_completed
-
+    as its chunk finishes. ``chunk``: jobs per task (default :func:`chunk_size` for the
+    cluster's worker threads)."""
     tests = tests or {}
-    pending: dict[Any, Job] = {}
-    for i, job in enumerate(jobs):
-        pending[client.submit(job_fn, job, key=f"gdrcheck-{i}-{job.key}", pure=False)] = job
-    # results are gathered in the client's own thread as jobs finish, and handed over
-    # here in batches: a finished job costs O(1) in this process (waiting on every
+    if chunk is None:
+        chunk = chunk_size(len(jobs), sum(client.nthreads().values()))
+    tasks = _Tasks(client, job_fn)
+    for i in range(0, len(jobs), max(1, chunk)):
+        tasks.submit(jobs[i:i + max(1, chunk)])
+    # results are gathered in the client's own thread as tasks finish, and handed over
+    # here in batches: a finished task costs O(1) in this process (waiting on every
     # pending future at each step was quadratic, and one result fetched at a time,
     # synchronously, capped the run's throughput whatever the number of workers)
-    done = as_completed(list(pending), with_results=True, raise_errors=False)
     first_seen: dict[str, float] = {}
+    pending = tasks.pending
     try:
         while pending:
             deadline = time.monotonic() + POLL
-            while not done.has_ready() and time.monotonic() < deadline:
+            while not tasks.done.has_ready() and time.monotonic() < deadline:
                 time.sleep(WAKE)
-            for fut, result in done.next_batch(block=False) if done.has_ready() else []:
-                # not pending: already recorded (killed as overdue)
+            ready = tasks.done.next_batch(block=False) if tasks.done.has_ready() else []
+            for fut, result in ready:
+                # not pending: already dealt with (cancelled as overdue)
                 if fut in pending:
-                    on_record(_record(fut, result, pending.pop(fut), tests))
+                    _finished(tasks, fut, result, pending.pop(fut), tests, on_record)
             if kill_after is not None and pending:
-                _kill_overdue(client, pending, first_seen, kill_after, tests, on_record)
+                _kill_overdue(tasks, first_seen, kill_after, tests, on_record)
     finally:
         if pending:  # interrupted: the jobs not written are redone by a rerun
             client.cancel(list(pending), force=True)
 
 
-def _record(fut: Any, result: Any, job: Job, tests: dict[str, A.Test | None]) -> Record:
+def _finished(tasks: _Tasks, fut: Any, result: Any, chunk: list[Job],
+              tests: dict[str, A.Test | None], on_record: Callable[[Record], None]) -> None:
+    """Record what a task gave; split a chunk that failed."""
     if fut.status == "finished":
-        rec: Record = result
-        return rec
+        records: list[Record | Raised] = result if len(chunk) > 1 else [result]
+        for job, rec in zip(chunk, records, strict=True):
+            on_record(error_record(job, rec.message, tests.get(job.key))
+                      if isinstance(rec, Raised) else rec)
+        return
+    if len(chunk) > 1:  # a worker died under it, or it failed: one job per task
+        tasks.split(chunk)
+        return
+    (job,) = chunk
     exc = result if isinstance(result, BaseException) else fut.exception()
     if _killed(exc):
-        return error_record(job, f"the worker process died running this job ({exc})",
-                            tests.get(job.key))
-    return error_record(job, f"{type(exc).__name__}: {exc}", tests.get(job.key))
+        on_record(error_record(job, f"the worker process died running this job ({exc})",
+                               tests.get(job.key)))
+    else:
+        on_record(error_record(job, f"{type(exc).__name__}: {exc}", tests.get(job.key)))
 
 
-def _kill_overdue(client: Any, pending: dict[Any, Job], first_seen: dict[str, float],
-                  kill_after: float, tests: dict[str, A.Test | None],
+def _kill_overdue(tasks: _Tasks, first_seen: dict[str, float], kill_after: float,
+                  tests: dict[str, A.Test | None],
                   on_record: Callable[[Record], None]) -> None:
-    """Record Unknown for the jobs running past ``kill_after`` and restart their workers."""
+    """Restart the workers of the tasks running past their time (``kill_after`` per job
+    of the task): a single job gives Unknown, a chunk is split."""
     now = time.monotonic()
+    pending = tasks.pending
     by_key = {fut.key: fut for fut in pending}
     overdue: list[tuple[Any, str]] = []
-    for worker, keys in client.processing().items():
+    for worker, keys in tasks.client.processing().items():
         for key in keys:
             if key not in by_key:
                 continue
             started = first_seen.setdefault(key, now)
-            if now - started > kill_after:
+            if now - started > kill_after * len(pending[by_key[key]]):
                 overdue.append((by_key[key], worker))
     if not overdue:
         return
+    tasks.client.cancel([fut for fut, _ in overdue], force=True)
+    tasks.client.restart_workers(sorted({w for _, w in overdue}), raise_for_error=False)
     for fut, _ in overdue:
-        job = pending.pop(fut)
+        chunk = pending.pop(fut)
+        if len(chunk) > 1:  # after the restart: its jobs go to workers that answer
+            tasks.split(chunk)
+            continue
+        (job,) = chunk
         elapsed = now - first_seen[fut.key]
         reason = (f"no answer after {elapsed:.1f} s: the worker was killed "
                   f"(--kill-after {kill_after:g})")
         test = tests.get(job.key)
         on_record(error_record(job, reason, None, elapsed) if test is None
                   else unknown_record(job, test, reason, elapsed))
-    client.cancel([fut for fut, _ in overdue], force=True)
-    client.restart_workers(sorted({w for _, w in overdue}), raise_for_error=False)
