@@ -134,6 +134,36 @@ class _Tasks:
             self.submit([job])
 
 
+class _Clock:
+    """When each task started running, as seen from here. A worker holds more tasks than
+    it has threads (Dask sends it the next ones early): of the tasks a worker holds, the
+    ``nthreads`` seen first (then submitted first) are taken as the ones running; the
+    clock of a task starts when it is one of them, not while it waits behind a hung one."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.threads: dict[str, int] = dict(client.nthreads())
+        self.seen: dict[str, float] = {}
+        self.started: dict[str, float] = {}
+
+    def running(self, worker: str, keys: list[str], now: float) -> list[str]:
+        """The tasks taken as running on ``worker`` among the ``keys`` it holds."""
+        if worker not in self.threads:  # a new worker (a restarted one has a new address)
+            self.threads = dict(self.client.nthreads())
+        for key in keys:
+            self.seen.setdefault(key, now)
+        first = sorted(keys, key=lambda k: (self.seen[k], _serial(k)))
+        first = first[:max(1, self.threads.get(worker, 1))]
+        for key in first:
+            self.started.setdefault(key, now)
+        return first
+
+
+def _serial(key: str) -> int:
+    """The submission number in a task's key ``gdrcheck-N-...``."""
+    return int(key.split("-", 2)[1])
+
+
 def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record], None], *,
                    tests: dict[str, A.Test | None] | None = None,
                    kill_after: float | None = None, job_fn: JobFn,
@@ -151,7 +181,7 @@ def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record
     # here in batches: a finished task costs O(1) in this process (waiting on every
     # pending future at each step was quadratic, and one result fetched at a time,
     # synchronously, capped the run's throughput whatever the number of workers)
-    first_seen: dict[str, float] = {}
+    clock = _Clock(client)
     pending = tasks.pending
     try:
         while pending:
@@ -164,7 +194,7 @@ def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record
                 if fut in pending:
                     _finished(tasks, fut, result, pending.pop(fut), tests, on_record)
             if kill_after is not None and pending:
-                _kill_overdue(tasks, first_seen, kill_after, tests, on_record)
+                _kill_overdue(tasks, clock, kill_after, tests, on_record)
     finally:
         if pending:  # interrupted: the jobs not written are redone by a rerun
             client.cancel(list(pending), force=True)
@@ -191,7 +221,7 @@ def _finished(tasks: _Tasks, fut: Any, result: Any, chunk: list[Job],
         on_record(error_record(job, f"{type(exc).__name__}: {exc}", tests.get(job.key)))
 
 
-def _kill_overdue(tasks: _Tasks, first_seen: dict[str, float], kill_after: float,
+def _kill_overdue(tasks: _Tasks, clock: _Clock, kill_after: float,
                   tests: dict[str, A.Test | None],
                   on_record: Callable[[Record], None]) -> None:
     """Restart the workers of the tasks running past their time (``kill_after`` per job
@@ -201,11 +231,8 @@ def _kill_overdue(tasks: _Tasks, first_seen: dict[str, float], kill_after: float
     by_key = {fut.key: fut for fut in pending}
     overdue: list[tuple[Any, str]] = []
     for worker, keys in tasks.client.processing().items():
-        for key in keys:
-            if key not in by_key:
-                continue
-            started = first_seen.setdefault(key, now)
-            if now - started > kill_after * len(pending[by_key[key]]):
+        for key in clock.running(worker, [k for k in keys if k in by_key], now):
+            if now - clock.started[key] > kill_after * len(pending[by_key[key]]):
                 overdue.append((by_key[key], worker))
     if not overdue:
         return
@@ -217,7 +244,7 @@ def _kill_overdue(tasks: _Tasks, first_seen: dict[str, float], kill_after: float
             tasks.split(chunk)
             continue
         (job,) = chunk
-        elapsed = now - first_seen[fut.key]
+        elapsed = now - clock.started[fut.key]
         reason = (f"no answer after {elapsed:.1f} s: the worker was killed "
                   f"(--kill-after {kill_after:g})")
         test = tests.get(job.key)

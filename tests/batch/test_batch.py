@@ -293,6 +293,102 @@ def test_an_exception_in_a_job_gives_an_error_line(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------
+# Several jobs per Dask task (chunks), split when one fails
+# --------------------------------------------------------------------------
+
+EIGHT = [SB, MP, CLASSIC / "LB.litmus", CLASSIC / "2+2W.litmus", CLASSIC / "IRIW.litmus",
+         CLASSIC / "R.litmus", CLASSIC / "S.litmus", CLASSIC / "CoRR.litmus"]
+"""Eight x86 tests, MP among them: two chunks of four under x86tso."""
+
+
+def without_times(value: Any) -> Any:
+    """A record without its timings (the only fields that differ between two runs)."""
+    if isinstance(value, dict):
+        return {k: without_times(v) for k, v in value.items() if k != "time"}
+    if isinstance(value, list):
+        return [without_times(v) for v in value]
+    return value
+
+
+def task_stamped_job(job: Job) -> dict[str, Any]:
+    """execute, and the key of the Dask task that ran the job."""
+    from distributed import get_worker
+
+    return {**execute(job), "task": get_worker().get_current_task()}
+
+
+def test_chunk_size() -> None:
+    from gdrcheck.batch.cluster import MAX_CHUNK, chunk_size
+
+    assert chunk_size(3, 2) == 1  # a run of few jobs keeps one job per task
+    assert chunk_size(164, 1) == MAX_CHUNK == 16
+    assert chunk_size(200, 2) == 12  # eight chunks per worker thread
+    assert chunk_size(10_423, 16) == 16
+    assert chunk_size(10, 0) == 1
+
+
+def test_chunks_are_used_and_give_the_records_of_single_jobs(tmp_path: Path) -> None:
+    files = sorted(CLASSIC.glob("*.litmus"))
+    models = [ModelSpec("x86tso")]
+    run_batch(files, tmp_path / "serial.jsonl", models=models, workers=0)
+    run_batch(files, tmp_path / "chunks.jsonl", models=models, workers=2, chunk=4,
+              job_fn=task_stamped_job)
+    serial = {r["key"]: r for r in lines_of(tmp_path / "serial.jsonl")}
+    chunks = {r["key"]: r for r in lines_of(tmp_path / "chunks.jsonl")}
+    assert len(serial) == len(files)
+    tasks = {r.pop("task") for r in chunks.values()}
+    assert len(tasks) == -(-len(files) // 4)  # ceil: four jobs per task, the last fewer
+    assert all(t.endswith(("-x4", f"-x{len(files) % 4}")) for t in tasks), tasks
+    assert without_times(chunks) == without_times(serial)
+
+
+def test_a_job_that_kills_its_worker_inside_a_chunk(tmp_path: Path, line_validator: Any
+                                                    ) -> None:
+    """The chunk dies on every worker it runs on, is split, and only MP is an Error line."""
+    out = tmp_path / "out.jsonl"
+    report = run_batch(EIGHT, out, models=[ModelSpec("x86tso")], workers=2, chunk=4,
+                       job_fn=crashing_job)
+    recs = {r["key"]: r for r in lines_of(out)}
+    assert set(recs) == {f"{os.path.normpath(f)}::x86tso" for f in EIGHT}
+    for rec in recs.values():
+        line_validator.validate(rec)
+    mp = recs.pop(f"{os.path.normpath(MP)}::x86tso")
+    assert mp["verdict"] == "Error"
+    assert mp["reason"].startswith("the worker process died running this job")
+    assert mp["expect"] == {"verdict": "Forbidden", "met": False}
+    assert all(r["schema"] == "gdrcheck.check/2" and r["expect"]["met"] for r in recs.values())
+    assert report.exit_code == 2
+
+
+def test_a_hung_job_inside_a_chunk_gives_unknown_alone(tmp_path: Path, line_validator: Any
+                                                       ) -> None:
+    out = tmp_path / "out.jsonl"
+    start = time.monotonic()
+    report = run_batch(EIGHT, out, models=[ModelSpec("x86tso")], workers=2, chunk=4,
+                       kill_after=1.0, job_fn=hanging_job)
+    assert time.monotonic() - start < 40
+    recs = {r["key"]: r for r in lines_of(out)}
+    assert set(recs) == {f"{os.path.normpath(f)}::x86tso" for f in EIGHT}
+    for rec in recs.values():
+        line_validator.validate(rec)
+    mp = recs.pop(f"{os.path.normpath(MP)}::x86tso")
+    assert mp["verdict"] == "Unknown" and "the worker was killed" in mp["reason"]
+    assert all(r["expect"]["met"] for r in recs.values())
+    assert report.exit_code == 1
+
+
+def test_an_exception_inside_a_chunk_gives_one_error_line(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    run_batch(EIGHT, out, models=[ModelSpec("x86tso")], workers=1, chunk=4,
+              job_fn=raising_job)
+    recs = {r["key"]: r for r in lines_of(out)}
+    mp = recs.pop(f"{os.path.normpath(MP)}::x86tso")
+    assert mp["reason"] == "RuntimeError: a bug" and mp["test"] == "MP"
+    assert mp["expect"] == {"verdict": "Forbidden", "met": False}
+    assert len(recs) == 7 and all(r["expect"]["met"] for r in recs.values())
+
+
+# --------------------------------------------------------------------------
 # Resume
 # --------------------------------------------------------------------------
 
@@ -304,6 +400,8 @@ def test_kill_9_then_resume(tmp_path: Path, line_validator: Any) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
     want = expected_keys(CLASSIC, PTX)
+    from gdrcheck.batch.cluster import chunk_size
+    assert chunk_size(len(want), 1) > 1  # the run sends several jobs per Dask task
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     try:
