@@ -203,7 +203,9 @@ def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record
 def _finished(tasks: _Tasks, fut: Any, result: Any, chunk: list[Job],
               tests: dict[str, A.Test | None], on_record: Callable[[Record], None]) -> None:
     """Record what a task gave; split a chunk that failed."""
-    if fut.status == "finished":
+    # a value is a success even when the future is no longer "finished": its result
+    # was fetched, then the worker holding it died (the future is "lost" by now)
+    if not isinstance(result, BaseException) and fut.status != "error":
         records: list[Record | Raised] = result if len(chunk) > 1 else [result]
         for job, rec in zip(chunk, records, strict=True):
             on_record(error_record(job, rec.message, tests.get(job.key))

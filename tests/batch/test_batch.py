@@ -255,9 +255,12 @@ def slow_job(job: Job) -> dict[str, Any]:
     return execute(job)
 
 
-def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, line_validator: Any) -> None:
+@pytest.mark.parametrize("chunk", [None, 3])
+def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, line_validator: Any,
+                                               chunk: int | None) -> None:
     """A real scheduler and two workers on 127.0.0.1 (--scheduler); one worker is killed
-    with SIGKILL mid-run: its job is retried, every line is written once."""
+    with SIGKILL mid-run: its job (or chunk of three) is retried, every line is written
+    once."""
     from distributed import Client, LocalCluster
 
     out = tmp_path / "out.jsonl"
@@ -269,7 +272,8 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, line_validator: A
         killer.start()
         try:
             report = run_batch(files, out, models=[ModelSpec("x86tso")],
-                               scheduler=cluster.scheduler_address, job_fn=slow_job)
+                               scheduler=cluster.scheduler_address, job_fn=slow_job,
+                               chunk=chunk)
         finally:
             killer.cancel()
         assert victim not in client.run(os.getpid).values()  # it was killed, and replaced
