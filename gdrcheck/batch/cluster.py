@@ -21,10 +21,11 @@ What users rely on is kept:
   runs on, or that fails in any other way, is split: its jobs are submitted again one
   per task. A single job that kills every worker it runs on becomes an ``Error`` line
   ("the worker process died ...") and the run goes on;
-- ``kill_after``: a chunk of n jobs still running after ``n × kill_after`` seconds
-  holds at least one job that ran past ``kill_after`` (were every job shorter, the
-  chunk would be too): it is cancelled, its worker restarted, and its jobs submitted
-  again one per task; a single job still running after ``kill_after`` seconds gives
+- ``kill_after``: a chunk still running after :func:`chunk_budget` (``kill_after`` for
+  one job plus, for each other, the time a job that is not hung takes at most: twice its
+  own time limit plus 1 s, at most ``kill_after``) is cancelled, its worker restarted,
+  and its jobs submitted again one per task (splitting redoes work, it never changes an
+  answer); a single job still running after ``kill_after`` seconds gives
   ``Unknown`` and its worker is restarted (a hung z3 call cannot be interrupted in its
   thread);
 - an exception in a job becomes an ``Error`` line (the other jobs of its chunk are
@@ -223,6 +224,22 @@ def _finished(tasks: _Tasks, fut: Any, result: Any, chunk: list[Job],
         on_record(error_record(job, f"{type(exc).__name__}: {exc}", tests.get(job.key)))
 
 
+def chunk_budget(chunk: Sequence[Job], kill_after: float) -> float:
+    """Seconds a task of ``chunk`` may run before it is split (one job: ``kill_after``).
+
+    A chunk past it is cancelled and its jobs run again one per task, each with its own
+    ``kill_after``: splitting never changes an answer, it only redoes work, so the budget
+    trades that work for the time it takes to find a hung job. A job that is not hung
+    answers within its own time limit T (the check's deadline: 1.1 T + 0.5 s measured,
+    tests/engine/test_deadline.py); with room for a loaded machine, 2 T + 1 s, and never
+    more than ``kill_after``. The budget is ``kill_after`` for the one job that may hang
+    plus that bound for each of the others: with the CLI's default ``kill_after = 10 T +
+    30``, a chunk of 16 gets 40 T + 45 s instead of 16 (10 T + 30)."""
+    bounds = [kill_after if j.options.timeout is None
+              else min(kill_after, 2 * j.options.timeout + 1) for j in chunk]
+    return kill_after + sum(bounds) - max(bounds)
+
+
 def _kill_overdue(tasks: _Tasks, clock: _Clock, kill_after: float,
                   tests: dict[str, A.Test | None],
                   on_record: Callable[[Record], None]) -> None:
@@ -234,7 +251,7 @@ def _kill_overdue(tasks: _Tasks, clock: _Clock, kill_after: float,
     overdue: list[tuple[Any, str]] = []
     for worker, keys in tasks.client.processing().items():
         for key in clock.running(worker, [k for k in keys if k in by_key], now):
-            if now - clock.started[key] > kill_after * len(pending[by_key[key]]):
+            if now - clock.started[key] > chunk_budget(pending[by_key[key]], kill_after):
                 overdue.append((by_key[key], worker))
     if not overdue:
         return

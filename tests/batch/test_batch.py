@@ -456,3 +456,17 @@ def test_results_file_that_cannot_be_written(tmp_path: Path) -> None:
     code, _, stderr = cli(str(SB), "--results", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert code == 2
     assert "No such file or directory" in stderr
+
+
+def test_chunk_budget() -> None:
+    """K for the one job that may hang, plus 2 T + 1 s (at most K) for each other."""
+    from gdrcheck.analysis.options import CheckOptions
+    from gdrcheck.batch.cluster import chunk_budget
+    from gdrcheck.batch.jobs import Job
+
+    timed = [Job(f"k{i}", "f", "sc", CheckOptions(timeout=5.0)) for i in range(4)]
+    assert chunk_budget(timed[:1], 80.0) == 80.0
+    assert chunk_budget(timed, 80.0) == 80.0 + 3 * 11.0
+    untimed = [Job(f"u{i}", "f", "sc") for i in range(3)]
+    assert chunk_budget(untimed, 10.0) == 30.0  # no time limit: K each
+    assert chunk_budget(timed, 8.0) == 32.0  # never more than K each
