@@ -55,18 +55,29 @@ def main() -> None:
         gen = time.perf_counter() - t0
         ntests = sum(len(list(d.glob("*.litmus"))) for d, _ in suite)
         njobs = sum(len(list(d.glob("*.litmus"))) * len(m) for d, m in suite)
+        first: dict[str, str] | None = None
         for run, w in enumerate(counts):
             start = time.perf_counter()
             verdicts: dict[str, int] = {}
+            by_key: dict[str, str] = {}
             for i, (d, models) in enumerate(suite):
                 # a file per run: a second run with as many workers must not resume
                 res = Path(tmp) / f"out-{run}-{w}-{i}.jsonl"
                 rep = run_batch([d], res, models=[ModelSpec(m) for m in models], workers=w)
                 for k, v in rep.verdicts().items():
                     verdicts[k] = verdicts.get(k, 0) + v
+                by_key.update((k, str(r.get("verdict"))) for k, r in rep.records.items())
             wall = time.perf_counter() - start
+            first = by_key if first is None else first
+            # every run must answer every job as the first run did: name the ones that differ
+            differ = {k: [first.get(k), by_key.get(k)] for k in sorted(set(first) | set(by_key))
+                      if first.get(k) != by_key.get(k)}
             rows.append({"workers": w, "jobs": njobs, "seconds": wall,
-                         "jobs_per_s": njobs / wall, "verdicts": verdicts})
+                         "jobs_per_s": njobs / wall, "verdicts": verdicts,
+                         "differ_from_first_run": differ})
+            if differ:
+                print(f"{len(differ)} job(s) answered differently from the first run: {differ}",
+                      flush=True)
     base = rows[0]["seconds"]
     table = Table(title=f"gdrcheck run on Dask: {ntests} generated tests, {njobs} jobs "
                         f"(generated in {gen:.1f} s)")
