@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gdrcheck.cat.values import Pair
-from gdrcheck.engine.implied import _Axiom, _GiveUp, _Hyp, _Prover, _RecBinding, _Work
+from gdrcheck.engine.implied import Axiom, GiveUp, Hyp, Prover, RecBinding, Work
 from gdrcheck.lower.program import BinOp, Program, ReadVal
 
 MIN_RMWS = 3
@@ -83,19 +83,19 @@ def _increment(prog: Program, r: int, w: int) -> int | None:
     return None
 
 
-def _atomic(prog: Program, static: Mapping[str, Any], checks: Sequence[_Axiom],
-            rmws: Sequence[Pair], init: int, work: _Work) -> list[str] | None:
+def _atomic(prog: Program, static: Mapping[str, Any], checks: Sequence[Axiom],
+            rmws: Sequence[Pair], init: int, work: Work) -> list[str] | None:
     """The checks that rule out, for every RMW, a read from across another chain write;
     None when some case is not proved."""
-    used: list[_Axiom] = []
+    used: list[Axiom] = []
     writes = [w for _, w in rmws]
     for r, w in rmws:
         for s in [init, *(x for x in writes if x != w)]:
             for mid in writes:
                 if mid in (s, w):
                     continue
-                hyp = _Hyp(co=frozenset({(s, mid), (mid, w)}), rf={r: s})
-                prover = _Prover(prog, static, hyp, work)
+                hyp = Hyp(co=frozenset({(s, mid), (mid, w)}), rf={r: s})
+                prover = Prover(prog, static, hyp, work)
                 # the checks that did it before first: usually one does it every time
                 order = [*used, *(ax for ax in checks if ax not in used)]
                 found = next((ax for ax in order if prover.must(ax.expr, ax.env, (r, w))),
@@ -107,8 +107,8 @@ def _atomic(prog: Program, static: Mapping[str, Any], checks: Sequence[_Axiom],
     return [ax.name for ax in used]
 
 
-def _observed(prog: Program, static: Mapping[str, Any], rec: _RecBinding,
-              rmws: Sequence[Pair], work: _Work) -> bool:
+def _observed(prog: Program, static: Mapping[str, Any], rec: RecBinding,
+              rmws: Sequence[Pair], work: Work) -> bool:
     """Does the binding relate each chain write to every later RMW's read, by induction
     over the chain (the base case and the step, each proved for every pair/triple)?"""
     body, env = rec.binding.expr, rec.env
@@ -116,32 +116,32 @@ def _observed(prog: Program, static: Mapping[str, Any], rec: _RecBinding,
         for rb, wb in rmws:
             if wa == wb:
                 continue
-            base = _Prover(prog, static, _Hyp(rf={rb: wa}), work)
+            base = Prover(prog, static, Hyp(rf={rb: wa}), work)
             if not base.must(body, env, (wa, rb)):
                 return False
             for rc, wc in rmws:
                 if wc in (wa, wb):
                     continue
-                step = _Prover(prog, static,
-                               _Hyp(rel={rec.opaque: frozenset({(wa, rc), (wc, rb)})}), work)
+                step = Prover(prog, static,
+                               Hyp(rel={rec.opaque: frozenset({(wa, rc), (wc, rb)})}), work)
                 if not step.must(body, env, (wa, rb)):
                     return False
     return True
 
 
-def rmw_chains(prog: Program, checks: Sequence[_Axiom], recs: Sequence[_RecBinding],
+def rmw_chains(prog: Program, checks: Sequence[Axiom], recs: Sequence[RecBinding],
                static: Mapping[str, Any], executes: Set[int],
                tick: Callable[[], None] | None = None) -> tuple[RmwChain, ...]:
     """The RMW chains of ``prog`` that the model's unconditional ``checks`` make
     adjacent (``executes``: the events that execute in every candidate)."""
     try:
-        return _chains(prog, checks, recs, static, executes, _Work(tick, MAX_STEPS))
-    except _GiveUp:
+        return _chains(prog, checks, recs, static, executes, Work(tick, MAX_STEPS))
+    except GiveUp:
         return ()
 
 
-def _chains(prog: Program, checks: Sequence[_Axiom], recs: Sequence[_RecBinding],
-            static: Mapping[str, Any], executes: Set[int], work: _Work
+def _chains(prog: Program, checks: Sequence[Axiom], recs: Sequence[RecBinding],
+            static: Mapping[str, Any], executes: Set[int], work: Work
             ) -> tuple[RmwChain, ...]:
     ev = prog.events
     empties = [c for c in checks if c.kind == "empty"]

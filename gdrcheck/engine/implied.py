@@ -20,7 +20,7 @@ they rule out, *before* the encoding, so that the engine does not build them:
   cycle of two edges of such an E.
 
 "Surely" is decided from the model's text, not assumed: a proof procedure over the cat
-expression of the check (:class:`_Prover`) answers "is the pair in E in every candidate
+expression of the check (:class:`Prover`) answers "is the pair in E in every candidate
 where its events execute (and the hypothesis holds)" by the structure of E, answering
 "not known" for anything it does not understand (a ``let rec``, a fixpoint, a function
 of the candidate relations it cannot see through). A model with no such axiom gets no
@@ -84,14 +84,14 @@ class _Fun:
 
 class _Opaque:
     """A name the prover does not look into: a ``let rec`` binding (one object per
-    binding, so that a hypothesis can name it: :attr:`_Hyp.rel`)."""
+    binding, so that a hypothesis can name it: :attr:`Hyp.rel`)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
 
 @dataclass(frozen=True)
-class _Axiom:
+class Axiom:
     name: str
     expr: C.Expr
     env: Mapping[str, Any]
@@ -99,7 +99,7 @@ class _Axiom:
 
 
 @dataclass(frozen=True)
-class _RecBinding:
+class RecBinding:
     """One binding of a ``let rec`` as the interpreter evaluates it: ``stmt`` (the
     statement object: the engine's key for it), the binding, and the environment its
     body sees (every binding of the statement bound to its :class:`_Opaque`)."""
@@ -120,19 +120,19 @@ def _vcond(c: C.VCond, variants: frozenset[str]) -> bool:
     return _vcond(c.left, variants) or _vcond(c.right, variants)
 
 
-def acyclic_axioms(stmts: Sequence[C.Stmt], variants: frozenset[str]) -> list[_Axiom]:
+def acyclic_axioms(stmts: Sequence[C.Stmt], variants: frozenset[str]) -> list[Axiom]:
     """The checks ``acyclic E as name`` that apply to every execution under ``variants``,
     each with the definitions it sees (as the interpreter binds them)."""
     return [a for a in model_checks(stmts, variants)[0] if a.kind == "acyclic"]
 
 
 def model_checks(stmts: Sequence[C.Stmt], variants: frozenset[str]
-                 ) -> tuple[list[_Axiom], list[_RecBinding]]:
+                 ) -> tuple[list[Axiom], list[RecBinding]]:
     """The checks ``acyclic E`` and ``empty E`` that apply to every execution under
     ``variants`` (not flags, not negated, in the chosen branches), each with the
     definitions it sees, and the ``let rec`` bindings met on the way."""
-    out: list[_Axiom] = []
-    recs: list[_RecBinding] = []
+    out: list[Axiom] = []
+    recs: list[RecBinding] = []
 
     def run(body: Sequence[C.Stmt], env: dict[str, Any]) -> dict[str, Any]:
         for st in body:
@@ -147,12 +147,12 @@ def model_checks(stmts: Sequence[C.Stmt], variants: frozenset[str]
                 opaque = [_Opaque(b.name) for b in st.bindings]
                 for b, o in zip(st.bindings, opaque, strict=True):
                     env[b.name] = o
-                recs.extend(_RecBinding(st, b, env, o)
+                recs.extend(RecBinding(st, b, env, o)
                             for b, o in zip(st.bindings, opaque, strict=True))
             elif isinstance(st, C.Check):
                 if st.kind in ("acyclic", "empty") and not st.negated and not st.flag:
                     name = st.name or f"{st.kind}@{st.pos.line}"
-                    out.append(_Axiom(name, st.expr, env, st.kind))
+                    out.append(Axiom(name, st.expr, env, st.kind))
             elif isinstance(st, C.IfVariant):
                 env = run(st.then if _vcond(st.cond, variants) else st.otherwise, env)
         return env
@@ -167,7 +167,7 @@ def model_checks(stmts: Sequence[C.Stmt], variants: frozenset[str]
 
 
 @dataclass
-class _Hyp:
+class Hyp:
     """What a query assumes of the candidate: coherence pairs, rf edges (read ->
     write), on top of the coherence facts already established."""
 
@@ -190,14 +190,15 @@ _CANDIDATE_EXT = {"rfe": ("rf", "ext"), "rfi": ("rf", "int"), "coe": ("co", "ext
                   "coi": ("co", "int"), "fre": ("fr", "ext"), "fri": ("fr", "int")}
 
 
-class _GiveUp(Exception):
+class GiveUp(Exception):
     """The prover's work budget is spent: no facts (pruning is optional, so this is
     sound; only the verdict's speed depends on it)."""
 
 
-class _Work:
+class Work:
     """The prover's work: ``tick`` (the check's deadline) every 256 steps, and at most
-    :data:`MAX_STEPS` steps per program (big programs are encoded unpruned)."""
+    ``max_steps`` steps (default :data:`MAX_STEPS`) per program: past it, :class:`GiveUp`
+    (big programs are encoded unpruned)."""
 
     def __init__(self, tick: Callable[[], None] | None = None,
                  max_steps: int | None = None) -> None:
@@ -211,24 +212,24 @@ class _Work:
             if self.tick is not None:
                 self.tick()
             if self.steps > self.max_steps:
-                raise _GiveUp
+                raise GiveUp
 
 
 MAX_STEPS = 200_000
 """Prover evaluations per program before the pruning is given up (about 0.5 s)."""
 
 
-class _Prover:
+class Prover:
     """``must``: the pair (or event) belongs to the expression in every candidate
     execution where its events execute and the hypothesis holds; ``never``: it belongs
     in none. Both answer False when they cannot tell (sound, not complete)."""
 
-    def __init__(self, prog: Program, static: Mapping[str, Any], hyp: _Hyp,
-                 work: _Work | None = None) -> None:
+    def __init__(self, prog: Program, static: Mapping[str, Any], hyp: Hyp,
+                 work: Work | None = None) -> None:
         self.prog = prog
         self.static = static
         self.hyp = hyp
-        self.work = work if work is not None else _Work()
+        self.work = work if work is not None else Work()
         self.witnesses = hyp.events()
         self.memo: dict[tuple[Any, ...], bool] = {}
         self._keep: list[Any] = []  # the environments the memo's keys name, kept alive
@@ -430,12 +431,12 @@ class _Prover:
 # --------------------------------------------------------------------------
 
 
-def _two_cycle(prog: Program, static: Mapping[str, Any], axioms: Sequence[_Axiom],
-               forward: Pair, back: Pair, hyp: _Hyp, work: _Work | None = None) -> str | None:
+def _two_cycle(prog: Program, static: Mapping[str, Any], axioms: Sequence[Axiom],
+               forward: Pair, back: Pair, hyp: Hyp, work: Work | None = None) -> str | None:
     """The first axiom whose E surely has ``forward`` (unconditionally) and ``back``
     (under ``hyp``): the candidates of ``hyp`` fail it."""
-    plain = _Prover(prog, static, _Hyp(known_co=hyp.known_co), work)
-    assumed = _Prover(prog, static, hyp, work)
+    plain = Prover(prog, static, Hyp(known_co=hyp.known_co), work)
+    assumed = Prover(prog, static, hyp, work)
     for ax in axioms:
         if plain.must(ax.expr, ax.env, forward) and assumed.must(ax.expr, ax.env, back):
             return ax.name
@@ -466,13 +467,13 @@ def implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[st
     ``tick``: the check's deadline (its Expired goes through); past :data:`MAX_STEPS`
     prover steps, no facts."""
     try:
-        return _implied_facts(prog, stmts, variants, static, _Work(tick))
-    except _GiveUp:
+        return _implied_facts(prog, stmts, variants, static, Work(tick))
+    except GiveUp:
         return NO_FACTS
 
 
 def _implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
-                   static: Mapping[str, Any], work: _Work) -> Facts:
+                   static: Mapping[str, Any], work: Work) -> Facts:
     ev = prog.events
     # the nearest same-location write before each event on its path
     prev_write: dict[int, int] = {}
@@ -499,7 +500,7 @@ def _implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[s
         if ev[w2].kind != "W":
             continue
         found = _two_cycle(prog, static, axioms, (w1, w2), (w2, w1),
-                           _Hyp(co=frozenset({(w2, w1)})), work)
+                           Hyp(co=frozenset({(w2, w1)})), work)
         if found is not None:
             forced.add((w1, w2))
             if found not in used:
@@ -523,7 +524,7 @@ def _implied_facts(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[s
         pruned: list[tuple[int, str]] = []
         for w in cands:
             name: str | None = None
-            hyp = _Hyp(rf={r.eid: w}, known_co=known)
+            hyp = Hyp(rf={r.eid: w}, known_co=known)
             if ev[w].thread == r.thread and not ev[w].is_init and r.eid in set(
                     prog.ancestors(w)):
                 # a write after the read in its own thread: rf against po-loc
