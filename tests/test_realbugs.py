@@ -40,7 +40,9 @@ _HYBRID_TMA_FLAG = (
     "§8.8) and TMA-loads the chunk with no fence.proxy.async (§9.7.9.25.2: a generic write "
     "and an async-proxy read need a proxy fence), so under the ISA the stale chunk stays "
     "Allowed; NCCL 3f29db27 fixes the derived NCCL-EP code with fence.acq_rel.sys after "
-    "the poll (nccl-ep-dispatch-tail-tma) (docs/realbugs.md)")
+    "the poll (nccl-ep-dispatch-tail-tma); on an H200 the spinning reader never read the stale "
+    "chunk (0 in 1.84e8, stand-in), so the fix holds there by the loop's branch, not by the ISA "
+    "(docs/realbugs.md, 'On the H200')")
 
 # Expectations the current models miss: (file, model+variants) -> the missing rule, cited.
 KNOWN_MISSES: dict[tuple[str, str], str] = {
