@@ -27,12 +27,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
+from gdrcheck.analysis.suite import litmus_files
 from gdrcheck.batch.jobs import ERROR_SCHEMA, Job, JobFn, Record, error_record, execute
-from gdrcheck.batch.plan import Plan, plan
+from gdrcheck.batch.plan import LOAD_ON_CLUSTER, Loader, Plan, load_files, plan, plan_files
 from gdrcheck.batch.results import ResultsFile, read_results
 from gdrcheck.batch.summary import BatchReport, Mismatch
 from gdrcheck.litmus import ast as A
@@ -44,12 +48,20 @@ __all__ = ["ERROR_SCHEMA", "BatchReport", "Job", "JobFn", "Mismatch", "Plan", "R
 def run_jobs(jobs: Sequence[Job], workers: int, on_record: Callable[[Record], None], *,
              tests: dict[str, A.Test | None] | None = None, kill_after: float | None = None,
              job_fn: JobFn = execute, scheduler: str | None = None,
-             chunk: int | None = None) -> None:
+             chunk: int | None = None, client: Any = None) -> None:
     """Run ``jobs`` on Dask (``workers`` local worker processes, or the cluster at
-    ``scheduler``; ``workers=0`` and no scheduler: in this process), calling
-    ``on_record`` with each record as its job finishes. ``chunk``: jobs per Dask task
-    (default: :func:`gdrcheck.batch.cluster.chunk_size`)."""
+    ``scheduler``, or that of ``client`` when one is given; ``workers=0`` and no
+    scheduler: in this process), calling ``on_record`` with each record as its job
+    finishes. ``chunk``: jobs per Dask task (default:
+    :func:`gdrcheck.batch.cluster.chunk_size`)."""
     tests = tests or {}
+    if client is not None:
+        if jobs:
+            from gdrcheck.batch.cluster import run_on_cluster
+
+            run_on_cluster(jobs, client, on_record, tests=tests, kill_after=kill_after,
+                           job_fn=job_fn, chunk=chunk)
+        return
     if workers <= 0 and scheduler is None:
         for j in jobs:
             try:
@@ -86,7 +98,28 @@ def run_batch(
     lines to ``results``. ``on_start(todo, resumed)`` is called before the first job,
     ``on_record`` after each line is written."""
     start = time.perf_counter()
-    p = plan(paths, models, variants, options)
+    files = litmus_files(paths)
+    with ExitStack() as stack:
+        client = None
+        load: Loader = load_files
+        if (workers > 0 or scheduler is not None) and len(files) >= LOAD_ON_CLUSTER:
+            # a large run: the cluster starts first and its workers parse the files
+            from gdrcheck.batch.cluster import dask_client, load_on_cluster
+
+            client = stack.enter_context(dask_client(workers, scheduler))
+            load = partial(load_on_cluster, client)
+        p = plan_files(files, models, variants, options, load)
+        return _run_plan(p, results, workers, options, kill_after, scheduler, job_fn,
+                         chunk, on_start, on_record, start, client)
+
+
+def _run_plan(p: Plan, results: Path, workers: int, options: CheckOptions,
+              kill_after: float | None, scheduler: str | None, job_fn: JobFn,
+              chunk: int | None, on_start: Callable[[int, int], None] | None,
+              on_record: Callable[[Record], None] | None, start: float,
+              client: Any) -> BatchReport:
+    """The rest of :func:`run_batch`, once the plan is made (``client``: the cluster
+    that parsed the files, if one did)."""
     done = read_results(results, repair=True)
     wanted = set(p.keys)
     report = BatchReport({k: v for k, v in done.items() if k in wanted}, p.tests)
@@ -108,7 +141,7 @@ def run_batch(
         for rec in failed:
             write(rec)
         run_jobs(todo, workers, write, tests=p.tests, kill_after=kill_after, job_fn=job_fn,
-                 scheduler=scheduler, chunk=chunk)
+                 scheduler=scheduler, chunk=chunk, client=client)
     finally:
         out.close()
         report.seconds = time.perf_counter() - start

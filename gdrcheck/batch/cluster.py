@@ -43,6 +43,7 @@ from itertools import count
 from typing import Any
 
 from gdrcheck.batch.jobs import Job, JobFn, Record, error_record, unknown_record
+from gdrcheck.batch.plan import Loaded, load_files
 from gdrcheck.litmus import ast as A
 
 POLL = 0.25
@@ -57,6 +58,9 @@ MAX_CHUNK = 16
 CHUNKS_PER_THREAD = 8
 """How many chunks each worker thread should get at least (load balance: the last
 chunks to finish keep few workers busy)."""
+
+LOADS_PER_THREAD = 4
+"""Parse tasks per worker thread when the files are parsed on the cluster."""
 
 
 @contextmanager
@@ -98,6 +102,31 @@ def run_chunk(job_fn: JobFn, jobs: Sequence[Job]) -> list[Record | Raised]:
             out.append(job_fn(job))
         except Exception as exc:  # a bug in a layer: the other jobs go on
             out.append(Raised(f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def load_on_cluster(client: Any, files: Sequence[str]) -> list[Loaded]:
+    """Parse ``files`` on the cluster's workers (the planning of a large run): about
+    :data:`LOADS_PER_THREAD` tasks per worker thread, each :func:`load_files` of a slice,
+    the tests pickled back. A slice whose task fails (its worker died, say) is parsed
+    here, so the answer is always :func:`load_files`'s."""
+    threads = max(1, sum(client.nthreads().values()))
+    size = max(1, -(-len(files) // (threads * LOADS_PER_THREAD)))
+    slices = [list(files[i:i + size]) for i in range(0, len(files), size)]
+    futures = [client.submit(load_files, part, key=f"gdrcheck-load-{i}-{part[0]}", pure=False)
+               for i, part in enumerate(slices)]
+    out: list[Loaded] = []
+    try:
+        for part, fut in zip(slices, futures, strict=True):
+            try:
+                got = fut.result()
+            except Exception:  # noqa: BLE001 - a lost worker, a failed task: parse here
+                got = load_files(part)
+            if not isinstance(got, list) or len(got) != len(part):
+                got = load_files(part)
+            out.extend(got)
+    finally:
+        client.cancel(futures)
     return out
 
 

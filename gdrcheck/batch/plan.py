@@ -1,9 +1,15 @@
 """Planning a run: every file of the paths under each of its models, as jobs; the
-files that cannot be parsed become error lines (the run goes on)."""
+files that cannot be parsed become error lines (the run goes on).
+
+The files are parsed by a *loader* (:data:`Loader`): by default here, one after the
+other (:func:`load_files`); a run on Dask parses a large suite on the cluster's workers
+instead (:func:`gdrcheck.batch.cluster.load_on_cluster`), where the parse of each file
+was the largest serial part of a run (about 12 s of a 39 s run of 10,423 jobs on 16
+workers, docs/performance.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,28 +35,64 @@ class Plan:
         return [j.key for j in self.jobs] + [r["key"] for r in self.failed]
 
 
+LOAD_ON_CLUSTER = 256
+"""From this many files on, a run on Dask parses them on the cluster's workers
+(:func:`gdrcheck.batch.cluster.load_on_cluster`); fewer are parsed in the driver, before
+any cluster starts (a run with nothing left to do then starts none)."""
+
+Loaded = A.Test | str
+"""A parsed file, or the message of its error line (it could not be read or parsed)."""
+
+Loader = Callable[[Sequence[str]], list[Loaded]]
+"""Parses files: one :data:`Loaded` per file, in order."""
+
+
+def load_file(file: str) -> Loaded:
+    """The test of ``file``, or the message of its error line."""
+    try:
+        return load_litmus(file)
+    except InputError as err:
+        return err.render()
+    except RecursionError:
+        return f"{file}: the test is too large to parse (recursion limit)"
+
+
+def load_files(files: Sequence[str]) -> list[Loaded]:
+    """:func:`load_file` of each file, one after the other, in this process."""
+    return [load_file(f) for f in files]
+
+
 def plan(paths: Iterable[str | Path], models: Sequence[ModelSpec] | None = None,
-         variants: Sequence[str] = (), options: CheckOptions = DEFAULT_OPTIONS) -> Plan:
+         variants: Sequence[str] = (), options: CheckOptions = DEFAULT_OPTIONS,
+         load: Loader = load_files) -> Plan:
     """The jobs: every file of ``paths`` under each of ``models`` (default: the models
-    of its Expect= line, else its dialect's default model), with ``variants`` added."""
+    of its Expect= line, else its dialect's default model), with ``variants`` added.
+    ``load`` parses the files (default: here, one after the other)."""
+    return plan_files(litmus_files(paths), models, variants, options, load)
+
+
+def plan_files(files: Sequence[str], models: Sequence[ModelSpec] | None = None,
+               variants: Sequence[str] = (), options: CheckOptions = DEFAULT_OPTIONS,
+               load: Loader = load_files) -> Plan:
+    """:func:`plan` of ``files`` (as :func:`gdrcheck.analysis.suite.litmus_files` gives
+    them)."""
     out = Plan()
 
     def job(file: str, spec: ModelSpec) -> Job:
         m = str(spec.with_variants(variants))
         return Job(job_key(file, m), file, m, options)
 
-    for file in litmus_files(paths):
-        try:
-            test = load_litmus(file)
-        except (InputError, RecursionError) as err:
+    loaded = load(files)
+    if len(loaded) != len(files):
+        raise ValueError(f"the loader gave {len(loaded)} results for {len(files)} files")
+    for file, test in zip(files, loaded, strict=True):
+        if isinstance(test, str):
             # A file that cannot be read or parsed is an Error line; the run goes on.
-            message = (err.render() if isinstance(err, InputError)
-                       else f"{file}: the test is too large to parse (recursion limit)")
             for spec in models or [ModelSpec(ANY_MODEL)]:
                 j = job(file, spec)
                 if j.key not in out.tests:
                     out.tests[j.key] = None
-                    out.failed.append(error_record(j, message))
+                    out.failed.append(error_record(j, test))
             continue
         specs = list(models) if models else expected_specs(test)
         for spec in specs:

@@ -470,3 +470,54 @@ def test_chunk_budget() -> None:
     untimed = [Job(f"u{i}", "f", "sc") for i in range(3)]
     assert chunk_budget(untimed, 10.0) == 30.0  # no time limit: K each
     assert chunk_budget(timed, 8.0) == 32.0  # never more than K each
+
+
+# --------------------------------------------------------------------------
+# A large run parses its files on the cluster's workers
+# --------------------------------------------------------------------------
+
+
+def test_files_parsed_on_the_cluster_give_the_plan_made_here(tmp_path: Path) -> None:
+    from distributed import Client, LocalCluster
+
+    from gdrcheck.analysis.suite import litmus_files
+    from gdrcheck.batch.cluster import load_on_cluster
+    from gdrcheck.batch.plan import load_files, plan_files
+
+    bad = tmp_path / "bad.litmus"
+    bad.write_text("X86 bad\n{ x=0; }\n P0 ;\n MOVE [x],$1 ;\nexists (x=1)\n")
+    files = litmus_files([CLASSIC, bad, PTX])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        remote = load_on_cluster(client, files)
+        planned = plan_files(files, load=lambda fs: load_on_cluster(client, fs))
+    here = load_files(files)
+    assert remote == here  # the same tests (dataclass equality), the same error messages
+    assert isinstance(remote[files.index(os.path.normpath(bad))], str)
+    local = plan_files(files)
+    assert planned.jobs == local.jobs and planned.failed == local.failed
+    assert planned.tests == local.tests
+
+
+def test_a_large_run_plans_on_the_cluster_and_answers_as_in_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gdrcheck.batch as batch
+    import gdrcheck.batch.cluster as cluster
+
+    used: list[int] = []
+    real = cluster.load_on_cluster
+
+    def spy(client: Any, files: Any) -> Any:
+        used.append(len(files))
+        return real(client, files)
+
+    monkeypatch.setattr(batch, "LOAD_ON_CLUSTER", 4)
+    monkeypatch.setattr(cluster, "load_on_cluster", spy)
+    files = sorted(CLASSIC.glob("*.litmus"))
+    models = [ModelSpec("x86tso")]
+    run_batch(files, tmp_path / "serial.jsonl", models=models, workers=0)
+    run_batch(files, tmp_path / "dask.jsonl", models=models, workers=2)
+    assert used == [len(files)]
+    serial = {r["key"]: r for r in lines_of(tmp_path / "serial.jsonl")}
+    dask = {r["key"]: r for r in lines_of(tmp_path / "dask.jsonl")}
+    assert without_times(dask) == without_times(serial)
