@@ -19,8 +19,10 @@ worker that dies mid-job is restarted and the job retried; a job that kills ever
 worker it runs on gives an ``Error`` line; a job running past ``kill_after`` seconds
 gives ``Unknown`` and its worker is restarted; several small jobs travel in one Dask
 task (a chunk), split into single jobs when it fails (``--timeout`` is also handed to the
-solver, which answers Unknown by itself when it can). ``workers=0`` runs the jobs one
-after the other in the calling process (no isolation, no guard).
+solver, which answers Unknown by itself when it can). A run of
+:data:`~gdrcheck.batch.plan.LOAD_ON_CLUSTER` files or more starts the cluster first and
+parses the files on its workers. ``workers=0`` runs the jobs one after the other in the
+calling process (no isolation, no guard).
 """
 
 from __future__ import annotations
