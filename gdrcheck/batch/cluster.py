@@ -105,15 +105,18 @@ def run_chunk(job_fn: JobFn, jobs: Sequence[Job]) -> list[Record | Raised]:
     return out
 
 
-def load_on_cluster(client: Any, files: Sequence[str]) -> list[Loaded]:
+def load_on_cluster(client: Any, files: Sequence[str],
+                    loader: Callable[[Sequence[str]], list[Loaded]] = load_files
+                    ) -> list[Loaded]:
     """Parse ``files`` on the cluster's workers (the planning of a large run): about
-    :data:`LOADS_PER_THREAD` tasks per worker thread, each :func:`load_files` of a slice,
-    the tests pickled back. A slice whose task fails (its worker died, say) is parsed
-    here, so the answer is always :func:`load_files`'s."""
+    :data:`LOADS_PER_THREAD` tasks per worker thread, each ``loader`` (by default
+    :func:`load_files`) of a slice, the tests pickled back. A slice whose task fails (its
+    worker died, say) is parsed here by ``loader``, so the answer is always ``loader``'s
+    own."""
     threads = max(1, sum(client.nthreads().values()))
     size = max(1, -(-len(files) // (threads * LOADS_PER_THREAD)))
     slices = [list(files[i:i + size]) for i in range(0, len(files), size)]
-    futures = [client.submit(load_files, part, key=f"gdrcheck-load-{i}-{part[0]}", pure=False)
+    futures = [client.submit(loader, part, key=f"gdrcheck-load-{i}-{part[0]}", pure=False)
                for i, part in enumerate(slices)]
     out: list[Loaded] = []
     try:
@@ -121,9 +124,9 @@ def load_on_cluster(client: Any, files: Sequence[str]) -> list[Loaded]:
             try:
                 got = fut.result()
             except Exception:  # noqa: BLE001 - a lost worker, a failed task: parse here
-                got = load_files(part)
+                got = loader(part)
             if not isinstance(got, list) or len(got) != len(part):
-                got = load_files(part)
+                got = loader(part)
             out.extend(got)
     finally:
         client.cancel(futures)

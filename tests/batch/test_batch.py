@@ -521,3 +521,35 @@ def test_a_large_run_plans_on_the_cluster_and_answers_as_in_process(
     serial = {r["key"]: r for r in lines_of(tmp_path / "serial.jsonl")}
     dask = {r["key"]: r for r in lines_of(tmp_path / "dask.jsonl")}
     assert without_times(dask) == without_times(serial)
+
+
+
+def loader_that_kills_workers_on_mp(files: Any) -> Any:
+    """load_files, except that a worker process parsing MP dies (the driver, whose pid
+    is in $GDRCHECK_TEST_DRIVER, parses it); each death leaves a file in
+    $GDRCHECK_TEST_DEATHS."""
+    from gdrcheck.batch.plan import load_files
+
+    if (str(os.getpid()) != os.environ["GDRCHECK_TEST_DRIVER"]
+            and any(f.endswith("MP.litmus") for f in files)):
+        Path(os.environ["GDRCHECK_TEST_DEATHS"], str(os.getpid())).touch()
+        os._exit(3)
+    return load_files(files)
+
+
+def test_a_slice_whose_worker_dies_is_parsed_in_the_driver(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from distributed import Client, LocalCluster
+
+    from gdrcheck.analysis.suite import litmus_files
+    from gdrcheck.batch.cluster import load_on_cluster
+    from gdrcheck.batch.plan import load_files
+
+    monkeypatch.setenv("GDRCHECK_TEST_DRIVER", str(os.getpid()))
+    monkeypatch.setenv("GDRCHECK_TEST_DEATHS", str(tmp_path))
+    files = litmus_files([CLASSIC])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        got = load_on_cluster(client, files, loader=loader_that_kills_workers_on_mp)
+    assert list(tmp_path.iterdir())  # a worker did die on the slice of MP
+    assert got == load_files(files)
