@@ -50,13 +50,20 @@ def hw() -> None:
 @click.option("--kernels", type=click.Path(file_okay=False), default=None,
               help="Keep each generated kernel source in this directory.")
 @click.option("--stand-in", is_flag=True,
-              help="Run GIN-dialect LSA tests (PTX on x@k) on ONE GPU, one CTA standing in "
-                   "for each GPU: not an NVLink run (issue 7 needs two GPUs).")
+              help="Run a test whose threads sit on several GPUs (the LSA tests: PTX on x@k) "
+                   "on ONE GPU, one CTA standing in for each GPU and x@k as ordinary memory: "
+                   "not an NVLink run.")
+@click.option("--one-device", is_flag=True,
+              help="Run a test whose threads sit on several GPUs with one launch per GPU of "
+                   "the test, each with its own memory and stream, all on GPU 0: the "
+                   "multi-GPU path tested on one GPU, not an NVLink run.")
 def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, stress_mode: int,
             ipb: int, stride: int, layout: str, sync_limit: int, config_file: str | None,
             model: str | None,
-            results: str | None, kernels: str | None, stand_in: bool) -> None:
-    """Run each PTX test FILE on the GPU and print litmus7-style histograms."""
+            results: str | None, kernels: str | None, stand_in: bool, one_device: bool) -> None:
+    """Run each PTX test FILE on the GPU and print litmus7-style histograms. A test whose
+    threads sit on several GPUs runs on as many GPUs (x@k in GPU k's memory, peer access
+    enabled), or with --stand-in / --one-device on one."""
     from gdrcheck.hw.run import Config, NoGpu, check_states, run_test
 
     if ipb <= 0 or ipb % 32 or stride <= 0 or batch <= 0:
@@ -74,7 +81,8 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, st
     for path in files:
         try:
             test = load_litmus(path)
-            res = run_test(test, iterations, stand_in=stand_in, config=cfg)
+            res = run_test(test, iterations, stand_in=stand_in, config=cfg,
+                           one_device=one_device)
         except NoGpu as err:
             click.echo(err.message, err=True)
             sys.exit(2)
@@ -154,7 +162,8 @@ def report_cmd(results: str, model: str | None) -> None:
             d = json.loads(line)
             res = HwResult(d["test"], d.get("file"), d["iterations"], d["histogram"],
                            d["positive"], d["seconds"], d["device"],
-                           stand_in=bool(d.get("stand_in")))
+                           stand_in=bool(d.get("stand_in")), gpus=int(d.get("gpus", 1)),
+                           one_device=bool(d.get("one_device")))
         except (ValueError, KeyError, TypeError) as err:
             click.echo(f"{results}:{number}: not a line of `gdrcheck hw run` "
                        f"({type(err).__name__}: {err})", err=True)
@@ -171,7 +180,10 @@ def report_cmd(results: str, model: str | None) -> None:
             res.model, res.model_verdict = d.get("model"), d.get("model_verdict")
             res.forbidden_states = list(d.get("forbidden_states") or [])
         bad += bool(res.forbidden_states)
-        table.add_row(res.test + (" (stand-in)" if res.stand_in else ""), res.device,
+        where = (" (stand-in)" if res.stand_in else
+                 f" ({res.gpus} launches on one GPU)" if res.one_device else
+                 f" ({res.gpus} GPUs)" if res.gpus > 1 else "")
+        table.add_row(res.test + where, res.device,
                       res.model_verdict or "?",
                       f"{res.positive} / {res.iterations}",
                       f"{res.positive / max(1, res.iterations):.2e}",

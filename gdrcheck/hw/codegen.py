@@ -33,7 +33,14 @@ Layout of one launch (MC Mutants / GPUHarbor style; issue 14 item 7):
   test that can hang); an instance whose thread gave up is flagged and left out of
   the histogram (``timeouts`` in the results).
 
-Refused: threads on several GPUs, CTA barriers (they would need the whole block),
+Threads on several GPUs (``multi_gpu``, issue 7): one kernel per GPU, launched on it,
+plays the groups (CTAs) the test places there (``group_first``, ``group_count``); each
+global location lives on the GPU that owns it (``x@k`` on GPU k; a PTX test's locations
+on its first GPU), reached through ``lbase[OWNER[a]]`` (peer memory over NVLink for the
+other GPUs); the instance barrier is one array on the first GPU; each GPU writes its
+threads' registers to its own ``out``, which the host adds up.
+
+Refused: CTA barriers (they would need the whole block),
 surface/texture/constant accesses (they need texture or surface objects), final values
 of shared words. A generic virtual alias ``y @ generic aliases x`` (PTX ISA §8.2.2)
 reads and writes x's memory through a second virtual mapping of the same physical
@@ -72,6 +79,14 @@ class Kernel:
     bulk: bool = False  # uses cp.async.bulk: global locations must be 16-byte aligned
     aliases: dict[str, str] = field(default_factory=dict)  # generic virtual aliases
     notes: list[str] = field(default_factory=list)
+    group_gpus: list[int] = field(default_factory=list)  # group -> GPU (0 .. gpus - 1)
+    owners: list[int] = field(default_factory=list)  # location -> the GPU it lives on
+    gpu_ids: list[int] = field(default_factory=list)  # GPU index -> the test's gpu number
+
+    @property
+    def gpus(self) -> int:
+        """How many GPUs the kernel runs on (one kernel launch each)."""
+        return max(1, len(self.gpu_ids))
 
 
 def _sem(sem: str, scope: str | None, op: str) -> str:
@@ -341,21 +356,23 @@ def _registers(th: A.Thread) -> list[str]:
     return names
 
 
-def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
-    """The CUDA source running ``test`` on one GPU, ``ipb`` instance slots per block. A
-    PTX test's threads must sit on one GPU. With ``stand_in``, a GIN-dialect test made of
-    PTX instructions only (the LSA tests: loads and stores on x@k over NVLink) runs with
-    one CTA standing in for each GPU and x@k as ordinary locations: NOT an NVLink run
-    (issue 7 needs two GPUs)."""
-    if test.arch == "GIN" and not stand_in:
-        raise UnsupportedError("a GIN test needs several GPUs; --stand-in runs its PTX "
-                               "instructions with one CTA per GPU on one GPU", test.path)
+def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
+             multi_gpu: bool = False) -> Kernel:
+    """The CUDA source running ``test``, ``ipb`` instance slots per block. Without
+    ``multi_gpu`` the test's threads must sit on one GPU. With ``stand_in``, a
+    GIN-dialect test made of PTX instructions only (the LSA tests: loads and stores on
+    x@k over NVLink) runs with one CTA standing in for each GPU and x@k as ordinary
+    locations: NOT an NVLink run. With ``multi_gpu`` each GPU the test names gets its own
+    launch and its locations (x@k on GPU k), the others reaching them as peer memory
+    (issue 7)."""
     if test.arch not in ("PTX", "GIN"):
         raise UnsupportedError(f"gdrcheck hw runs PTX tests, not {test.arch}", test.path)
     gpus = {th.placement.gpu for th in test.threads} - {None}
-    if len(gpus) > 1 and test.arch == "PTX":
-        raise UnsupportedError("the test places threads on several GPUs: gdrcheck hw runs "
-                               "on one GPU", test.path)
+    if not stand_in and not multi_gpu and (test.arch == "GIN" or len(gpus) > 1):
+        raise UnsupportedError(
+            "the test places threads on several GPUs (or is a GIN test): --gpus runs each "
+            "GPU's threads on a GPU of its own, --stand-in runs them with one CTA per GPU "
+            "on one GPU", test.path)
     try:
         g = _Gen(test)
     except UnsupportedError as err:
@@ -370,6 +387,9 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
         key = (th.placement.gpu or 0, th.placement.cta if th.placement.cta is not None else 0)
         ctas.setdefault(key, []).append(i)
     groups = [ctas[k] for k in sorted(ctas)]
+    several = multi_gpu and not stand_in
+    if several and g.aliases:
+        raise UnsupportedError("generic virtual aliases on several GPUs", test.path)
     warps = max(len(gr) for gr in groups)
     bodies: list[str] = []
     init_regs: dict[tuple[int, str], int] = {}
@@ -411,7 +431,17 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
             shared_init[item.loc.name] = item.value
     role_table = ", ".join(
         str(gr[w]) if w < len(gr) else "-1" for gr in groups for w in range(warps))
+    # every location is known now (the thread bodies are generated): the GPUs are those
+    # of the threads and those the locations live on (x@k: GPU k; PTX: the first GPU)
+    thread_gpus = sorted({gpu for gpu, _ in ctas})
+    ranks = [int(name.rsplit("@", 1)[1]) if test.arch == "GIN" else thread_gpus[0]
+             for name in g.locs]
+    gpu_ids = sorted(set(thread_gpus) | set(ranks)) if several else [0]
+    index = {gpu: i for i, gpu in enumerate(gpu_ids)}
+    group_gpus = [index[gpu] if several else 0 for gpu, _ in sorted(ctas)]
+    owners = [index[r] if several else 0 for r in ranks]
     nlocs = max(1, len(g.locs))
+    owner_table = ", ".join(str(o) for o in owners) or "0"
     nsh = max(1, len(g.shared))
     nmb = max(1, len(g.mbars))
     sh_init = "".join(
@@ -437,18 +467,20 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128) -> Kernel:
 #define WAIT_LIMIT (1LL << 22)
 #define WAIT_NS 2000000ULL  // an mbarrier wait gives up after 2 ms (global timer, ns)
 #define JUMP_LIMIT (1LL << 16)
-#define LOC(a) (layout ? locs + ((long long)(a) * n + inst) * stride \\
-                       : locs + ((long long)inst * NLOCS + (a)) * stride)
+#define LBASE(a) ((int *)lbase[OWNER[a]])  // the location's memory, on the GPU it lives on
+#define LOC(a) (layout ? LBASE(a) + ((long long)(a) * n + inst) * stride \\
+                       : LBASE(a) + ((long long)inst * NLOCS + (a)) * stride)
 #define ALOC(a) (alocs + (LOC(a) - locs))  // a second virtual mapping of the same memory
 #define SADDR(k) ((unsigned)__cvta_generic_to_shared(&SH[local][k][0]))
 #define MADDR(k) ((unsigned)__cvta_generic_to_shared(&MB[local][k]))
 
 __constant__ int ROLE[GROUPS * WARPS] = {{{role_table}}};
+__constant__ int OWNER[NLOCS] = {{{owner_table}}};  // location -> index into lbase
 
 extern "C" __global__ void __launch_bounds__(IPB * WARPS)
 litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long long n, int stride,
        int layout, int sync_limit, int *scratch, int scratch_words, int stress_blocks,
-       int stress_mode) {{
+       int stress_mode, const long long *lbase, int group_first, int group_count) {{
   __shared__ __align__(16) int SH[IPB][NSH][4];
   __shared__ __align__(8) unsigned long long MB[IPB][NMB];
   int block = blockIdx.x;
@@ -461,9 +493,9 @@ litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long lon
     return;
   }}
   block -= stress_blocks;
-  int group = block % GROUPS;
+  int group = group_first + block % group_count;  // this GPU's groups only
   int warp = threadIdx.x / IPB, local = threadIdx.x % IPB;
-  long long slot = (long long)(block / GROUPS) * IPB + local;
+  long long slot = (long long)(block / group_count) * IPB + local;
   if (warp == 0) {{  // this block's copy of the shared words and mbarriers of slot `local`
 {sh_init}{mb_init}  }}
 {fence_init}  __syncthreads();
@@ -480,7 +512,8 @@ litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long lon
 """
     return Kernel(test, src, list(g.locs), init, g.regs, groups, warps,
                   shared=list(g.shared), mbarriers=list(g.mbars), bulk=g.bulk,
-                  aliases=dict(g.aliases))
+                  aliases=dict(g.aliases), group_gpus=group_gpus, owners=owners,
+                  gpu_ids=gpu_ids)
 
 
 def _observed_shared(test: A.Test, names: set[str]) -> None:

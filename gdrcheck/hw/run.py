@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gdrcheck.errors import InputError
+from gdrcheck.errors import InputError, UnsupportedError
 from gdrcheck.hw.codegen import Kernel, generate
 from gdrcheck.litmus import ast as A
 
@@ -41,6 +41,8 @@ class HwResult:
     stand_in: bool = False  # CTAs of one GPU stood in for several GPUs (no NVLink)
     config: str = ""  # the harness setting (Config.label)
     timeouts: int = 0  # instances left out: an mbarrier wait gave up
+    gpus: int = 1  # devices the test's threads ran on
+    one_device: bool = False  # a multi-GPU test's per-GPU launches all on one device
 
     @property
     def observation(self) -> str:
@@ -56,6 +58,7 @@ class HwResult:
             "seconds": round(self.seconds, 3), "device": self.device, "model": self.model,
             "model_verdict": self.model_verdict, "forbidden_states": self.forbidden_states,
             "stand_in": self.stand_in, "config": self.config, "timeouts": self.timeouts,
+            "gpus": self.gpus, "one_device": self.one_device,
         }
 
 
@@ -167,10 +170,60 @@ class _DoubleMap:
         self.cu.cuMemRelease(self.handle)
 
 
+def _enable_peers(cp: Any, devices: list[int]) -> None:
+    """Peer access between every two of ``devices`` (NVLink or PCIe), or an error saying
+    which pair cannot reach the other."""
+    for i in devices:
+        for j in devices:
+            if i == j:
+                continue
+            if not cp.cuda.runtime.deviceCanAccessPeer(i, j):
+                raise UnsupportedError(f"GPU {i} cannot access GPU {j}'s memory (no peer "
+                                       "access): the test's GPUs must be peers")
+            with cp.cuda.Device(i):
+                try:
+                    cp.cuda.runtime.deviceEnablePeerAccess(j)
+                except cp.cuda.runtime.CUDARuntimeError as exc:
+                    if "AlreadyEnabled" not in str(exc) and "already" not in str(exc):
+                        raise
+
+
+def _here(cp: Any, arr: Any) -> Any:
+    """``arr`` on the current device: itself, or a copy (peer copy from another GPU)."""
+    if arr.device.id == cp.cuda.Device().id:
+        return arr
+    dst = cp.empty(arr.shape, dtype=arr.dtype)  # on the current device
+    with arr.device:
+        src = cp.ascontiguousarray(arr)
+        src.device.synchronize()
+    dst.data.copy_from_device(src.data, src.nbytes)
+    return dst
+
+
+@dataclass
+class _Gpu:
+    """What one GPU of a run holds: its kernel, stream, memory and groups."""
+
+    device: int
+    fn: Any
+    stream: Any
+    locs: Any
+    out: Any
+    scratch: Any
+    group_first: int
+    group_count: int
+
+
 def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
              stress: int | None = None, seed: int = 1, stand_in: bool = False,
-             config: Config | None = None) -> HwResult:
-    """Run ``test`` ``iterations`` times on the GPU; no model check (see check_states)."""
+             config: Config | None = None, one_device: bool = False) -> HwResult:
+    """Run ``test`` ``iterations`` times on the GPU; no model check (see check_states).
+
+    A test whose threads sit on several GPUs runs on as many devices (unless
+    ``stand_in``): each GPU the test names gets its own launch and its own locations
+    (x@k on GPU k, reached from the others as peer memory, peer access enabled; issue
+    7). ``one_device``: all of those launches on device 0, each with its own memory and
+    stream: the multi-GPU path tested on one GPU, NOT an NVLink run."""
     cp = _cupy()
     import numpy as np
 
@@ -181,16 +234,21 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
         cfg = replace(cfg, batch=batch)
     if stress is not None:
         cfg = replace(cfg, stress=stress)
-    k: Kernel = generate(test, stand_in=stand_in, ipb=cfg.ipb)
+    k: Kernel = generate(test, stand_in=stand_in, ipb=cfg.ipb, multi_gpu=not stand_in)
     stride = cfg.stride
     if k.bulk and stride % 4:
         stride += 4 - stride % 4  # bulk copies need 16-byte aligned locations
-    dev = cp.cuda.Device()
-    props = cp.cuda.runtime.getDeviceProperties(dev.id)
+    count = cp.cuda.runtime.getDeviceCount()
+    devices = [0] * k.gpus if one_device else list(range(k.gpus))
+    if k.gpus > count and not one_device:
+        raise UnsupportedError(
+            f"{test.name} runs on {k.gpus} GPUs and this machine has {count}: --stand-in "
+            "runs it with one CTA per GPU, --one-device its per-GPU launches on one GPU",
+            test.path)
+    if k.gpus > 1 and not one_device:
+        _enable_peers(cp, devices)
+    props = cp.cuda.runtime.getDeviceProperties(devices[0])
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    arch = f"-arch=sm_{props['major']}{props['minor']}"
-    mod = cp.RawModule(code=k.source, options=(arch,), name_expressions=None)
-    fn = mod.get_function("litmus")
     obs = Observables(test)
     names = list(obs.terms)
     nlocs = max(1, len(k.locations))
@@ -201,54 +259,92 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
     rng = np.random.default_rng(seed)
     hist: Counter[tuple[int, ...]] = Counter()
     scratch_words = 1 << 20
-    scratch = cp.zeros(scratch_words, dtype=cp.int32)
     n_max = min(cfg.batch, iterations)
     words = n_max * nlocs * stride
     dmap = None
-    if k.aliases:
-        dmap = _DoubleMap(words * 4, dev.id)
-        locs, alocs = dmap.arrays(cp, words)
-    else:
-        locs = cp.zeros(words, dtype=cp.int32)
-        alocs = locs
-    out = cp.zeros(n_max * nout, dtype=cp.int32)
-    bar = cp.zeros(n_max, dtype=cp.int32)
+    gpus: list[_Gpu] = []
+    modules: dict[int, Any] = {}
+    for index, device in enumerate(devices):
+        with cp.cuda.Device(device):
+            if device not in modules:
+                pr = cp.cuda.runtime.getDeviceProperties(device)
+                arch = f"-arch=sm_{pr['major']}{pr['minor']}"
+                modules[device] = cp.RawModule(code=k.source, options=(arch,),
+                                               name_expressions=None)
+            mine = [g for g, on in enumerate(k.group_gpus) if on == index]
+            if dmap is None and k.aliases and index == 0:
+                dmap = _DoubleMap(words * 4, device)
+                locs, alocs = dmap.arrays(cp, words)
+            else:
+                locs = cp.zeros(words, dtype=cp.int32)
+            gpus.append(_Gpu(device, modules[device].get_function("litmus"),
+                             cp.cuda.Stream(non_blocking=True), locs,
+                             cp.zeros(n_max * nout, dtype=cp.int32),
+                             cp.zeros(scratch_words, dtype=cp.int32),
+                             mine[0] if mine else 0, len(mine)))
+    if not k.aliases:
+        alocs = gpus[0].locs
+    with cp.cuda.Device(devices[0]):
+        bar = cp.zeros(n_max, dtype=cp.int32)  # the instance barrier: on the first GPU
     timeouts = 0
     t0 = time.perf_counter()
     done = 0
     while done < iterations:
         n = min(n_max, iterations - done)
-        lv = locs[:n * nlocs * stride]
-        lv.fill(0)
-        view = (lv.reshape(nlocs, n, stride) if cfg.layout else
-                lv.reshape(n, nlocs, stride).transpose(1, 0, 2))
+        views = []
+        for gpu in gpus:
+            with cp.cuda.Device(gpu.device):
+                lv = gpu.locs[:n * nlocs * stride]
+                lv.fill(0)
+                views.append(lv.reshape(nlocs, n, stride) if cfg.layout else
+                             lv.reshape(n, nlocs, stride).transpose(1, 0, 2))
+                gpu.out[:n * nout].fill(0)
         for loc, v in k.init.items():
-            view[loc_slot[loc], :, 0] = v
-        ov = out[:n * nout]
-        ov.fill(0)
-        bar[:n].fill(0)
+            a = loc_slot[loc]
+            with cp.cuda.Device(gpus[k.owners[a]].device):
+                views[k.owners[a]][a, :, 0] = v
+        with cp.cuda.Device(devices[0]):
+            bar[:n].fill(0)
+        for device in set(devices):
+            cp.cuda.Device(device).synchronize()  # memory ready before any launch
         aff = np.array([x for _ in k.groups for x in (_coprime(rng, n), int(rng.integers(n)))],
                        dtype=np.int64)
-        blocks = cfg.stress + len(k.groups) * ((n + cfg.ipb - 1) // cfg.ipb)
-        fn((blocks,), (cfg.ipb * k.warps,),
-           (lv, alocs, ov, bar, cp.asarray(aff), np.int64(n), np.int32(stride),
-            np.int32(cfg.layout), np.int32(cfg.sync_limit), scratch,
-            np.int32(scratch_words), np.int32(cfg.stress), np.int32(cfg.stress_mode)))
-        regs = ov.reshape(n, nout)
-        cols = []
-        for term in names:
-            if term in reg_slot:
-                cols.append(regs[:, reg_slot[term]])
-            elif term in loc_slot:
-                cols.append(view[loc_slot[term], :, 0])
-            else:
-                cols.append(cp.zeros(n, dtype=cp.int32))
-        valid = regs[:, nregs] == 0
-        timeouts += int(n - int(valid.sum()))
-        for st, c in _histogram(cp, np, cols, valid, n):
-            hist[st] += c
+        lbase = np.array([g.locs.data.ptr for g in gpus], dtype=np.int64)
+        for gpu in gpus:
+            if gpu.group_count == 0:
+                continue  # a GPU that only holds memory
+            with cp.cuda.Device(gpu.device):
+                blocks = cfg.stress + gpu.group_count * ((n + cfg.ipb - 1) // cfg.ipb)
+                gpu.fn((blocks,), (cfg.ipb * k.warps,),
+                       (gpu.locs[:n * nlocs * stride], alocs, gpu.out[:n * nout], bar,
+                        cp.asarray(aff), np.int64(n), np.int32(stride), np.int32(cfg.layout),
+                        np.int32(cfg.sync_limit), gpu.scratch, np.int32(scratch_words),
+                        np.int32(cfg.stress), np.int32(cfg.stress_mode), cp.asarray(lbase),
+                        np.int32(gpu.group_first), np.int32(gpu.group_count)),
+                       stream=gpu.stream)
+        for gpu in gpus:
+            gpu.stream.synchronize()
+        with cp.cuda.Device(devices[0]):
+            ov = gpus[0].out[:n * nout]
+            for gpu in gpus[1:]:  # each GPU wrote only its own threads' registers
+                ov += _here(cp, gpu.out[:n * nout])
+            regs = ov.reshape(n, nout)
+            cols = []
+            for term in names:
+                if term in reg_slot:
+                    cols.append(regs[:, reg_slot[term]])
+                elif term in loc_slot:
+                    a = loc_slot[term]
+                    cols.append(_here(cp, views[k.owners[a]][a, :, 0]))
+                else:
+                    cols.append(cp.zeros(n, dtype=cp.int32))
+            valid = regs[:, nregs] == 0
+            timeouts += int(n - int(valid.sum()))
+            for st, c in _histogram(cp, np, cols, valid, n):
+                hist[st] += c
         done += n
-    cp.cuda.runtime.deviceSynchronize()
+    for device in set(devices):
+        cp.cuda.Device(device).synchronize()
     secs = time.perf_counter() - t0
     if dmap is not None:
         dmap.close()
@@ -260,6 +356,8 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
                    stand_in=stand_in and test.arch == "GIN")
     res.config = cfg.label()
     res.timeouts = timeouts
+    res.gpus = k.gpus
+    res.one_device = one_device and k.gpus > 1
     return res
 
 

@@ -8,8 +8,15 @@ from gdrcheck.hw.run import HwResult
 
 def format_result(res: HwResult) -> str:
     """litmus7's layout, with each state held against the model."""
-    where = res.device + (", STAND-IN: one CTA per GPU on one GPU, not NVLink"
-                          if res.stand_in else "")
+    if res.stand_in:
+        where = res.device + ", STAND-IN: one CTA per GPU on one GPU, not NVLink"
+    elif res.one_device:
+        where = (f"{res.device}, ONE DEVICE: the test's {res.gpus} GPUs as {res.gpus} "
+                 "launches on one GPU, not NVLink")
+    elif res.gpus > 1:
+        where = f"{res.gpus} x {res.device}, peer access"
+    else:
+        where = res.device
     lines = [f"Test {res.test} (gdrcheck hw, {where})",
              f"Histogram ({len(res.histogram)} states)"]
     for st, c in sorted(res.histogram.items(), key=lambda kv: -kv[1]):

@@ -10,11 +10,12 @@ from gdrcheck.hw.codegen import generate
 from gdrcheck.litmus import load_litmus
 
 
-def compile_kernel(path: Path, workdir: Path) -> bool:
-    """Compile the kernel of the test at ``path``; False when the generator refuses the
-    test. Fails the calling test with nvcc's message when the source does not compile."""
+def compile_kernel(path: Path, workdir: Path, multi_gpu: bool = False) -> bool:
+    """Compile the kernel of the test at ``path`` (``multi_gpu``: as it runs on several
+    GPUs); False when the generator refuses the test. Fails the calling test with nvcc's
+    message when the source does not compile."""
     try:
-        k = generate(load_litmus(str(path)))
+        k = generate(load_litmus(str(path)), multi_gpu=multi_gpu)
     except UnsupportedError:
         return False
     cu = workdir / "k.cu"

@@ -103,3 +103,48 @@ def test_bad_input_is_exit_2(tmp_path: Path) -> None:
     bad.write_text("PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.acquire r0, x ;\nexists (0:r0=1)\n")
     r = CliRunner().invoke(main, ["hw", "run", str(bad)])
     assert r.exit_code == 2 and "bad.litmus:4:" in r.output and "Traceback" not in r.output
+
+
+LSA = sorted((ROOT / "litmus" / "lsa").glob("*.litmus"))
+
+
+def test_an_lsa_test_on_two_gpus_keeps_x_at_k_on_gpu_k() -> None:
+    """Issue 7: one launch per GPU of the test, each playing its own groups (CTAs), and
+    every location in the memory of the GPU that owns it (x@1 on GPU 1)."""
+    test = load_litmus(str(ROOT / "litmus" / "lsa" / "01-MP+st+rel.sys.litmus"))
+    k = generate(test, multi_gpu=True)
+    assert k.gpus == 2 and k.gpu_ids == [0, 1]
+    assert k.groups == [[0], [1]] and k.group_gpus == [0, 1]  # P0 on GPU 0, P1 on GPU 1
+    assert k.locations == ["x@1", "f@1"] and k.owners == [1, 1]  # both live on GPU 1
+    assert "__constant__ int OWNER[NLOCS] = {1, 1};" in k.source
+    assert "int group = group_first + block % group_count;" in k.source
+    assert "#define LBASE(a) ((int *)lbase[OWNER[a]])" in k.source
+
+
+def test_three_gpus_and_a_gpu_that_only_holds_memory() -> None:
+    wrc = generate(load_litmus(str(ROOT / "litmus" / "lsa" / "07-WRC+rel+acq.sys.litmus")),
+                   multi_gpu=True)
+    assert wrc.gpus == 3 and wrc.group_gpus == [0, 1, 2]
+    text = ("GIN T\n{ x = 0; }\n P0@cta 0,gpu 0,node 0 ;\n st.relaxed.sys x@2, 1 ;\n"
+            "exists (x@2 = 1)\n")
+    k = generate(parse_litmus(text, "t.litmus"), multi_gpu=True)
+    assert k.gpu_ids == [0, 2] and k.group_gpus == [0] and k.owners == [1]
+
+
+def test_a_ptx_test_on_two_gpus_keeps_its_locations_on_the_first() -> None:
+    text = ("PTX T\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;\n st.relaxed.sys x, 1 | "
+            "ld.relaxed.sys r0, x ;\nexists (1:r0 = 1)\n")
+    k = generate(parse_litmus(text, "t.litmus"), multi_gpu=True)
+    assert k.gpu_ids == [0, 1] and k.group_gpus == [0, 1] and k.owners == [0]
+
+
+def test_one_gpu_and_the_stand_in_use_one_launch() -> None:
+    stand_in = generate(load_litmus(str(LSA[0])), stand_in=True)
+    assert stand_in.gpus == 1 and set(stand_in.group_gpus) == {0} and set(stand_in.owners) == {0}
+    one = generate(load_litmus(str(PTX[0])), multi_gpu=True)
+    assert one.gpus == 1 and set(one.owners) == {0}
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_nvcc_compiles_the_lsa_library_for_several_gpus(tmp_path: Path) -> None:
+    assert sum(compile_kernel(path, tmp_path, multi_gpu=True) for path in LSA) == len(LSA)
