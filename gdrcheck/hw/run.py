@@ -277,8 +277,11 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
                 locs, alocs = dmap.arrays(cp, words)
             else:
                 locs = cp.zeros(words, dtype=cp.int32)
-            gpus.append(_Gpu(device, modules[device].get_function("litmus"),
-                             cp.cuda.Stream(non_blocking=True), locs,
+            # one device's launches in its default stream, as with one GPU; several on
+            # one device (--one-device) each in a stream of its own, so that they overlap
+            stream = (cp.cuda.Stream(non_blocking=True) if one_device and k.gpus > 1
+                      else cp.cuda.Stream.null)
+            gpus.append(_Gpu(device, modules[device].get_function("litmus"), stream, locs,
                              cp.zeros(n_max * nout, dtype=cp.int32),
                              cp.zeros(scratch_words, dtype=cp.int32),
                              mine[0] if mine else 0, len(mine)))
@@ -305,25 +308,31 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
                 views[k.owners[a]][a, :, 0] = v
         with cp.cuda.Device(devices[0]):
             bar[:n].fill(0)
-        for device in set(devices):
-            cp.cuda.Device(device).synchronize()  # memory ready before any launch
         aff = np.array([x for _ in k.groups for x in (_coprime(rng, n), int(rng.integers(n)))],
                        dtype=np.int64)
         lbase = np.array([g.locs.data.ptr for g in gpus], dtype=np.int64)
+        args = []
         for gpu in gpus:
+            with cp.cuda.Device(gpu.device):
+                args.append((cp.asarray(aff), cp.asarray(lbase)))
+        if len(gpus) > 1:
+            for device in set(devices):
+                cp.cuda.Device(device).synchronize()  # every GPU's memory ready first
+        for gpu, (d_aff, d_lbase) in zip(gpus, args, strict=True):
             if gpu.group_count == 0:
                 continue  # a GPU that only holds memory
             with cp.cuda.Device(gpu.device):
                 blocks = cfg.stress + gpu.group_count * ((n + cfg.ipb - 1) // cfg.ipb)
                 gpu.fn((blocks,), (cfg.ipb * k.warps,),
                        (gpu.locs[:n * nlocs * stride], alocs, gpu.out[:n * nout], bar,
-                        cp.asarray(aff), np.int64(n), np.int32(stride), np.int32(cfg.layout),
+                        d_aff, np.int64(n), np.int32(stride), np.int32(cfg.layout),
                         np.int32(cfg.sync_limit), gpu.scratch, np.int32(scratch_words),
-                        np.int32(cfg.stress), np.int32(cfg.stress_mode), cp.asarray(lbase),
+                        np.int32(cfg.stress), np.int32(cfg.stress_mode), d_lbase,
                         np.int32(gpu.group_first), np.int32(gpu.group_count)),
                        stream=gpu.stream)
-        for gpu in gpus:
-            gpu.stream.synchronize()
+        if len(gpus) > 1:
+            for device in set(devices):
+                cp.cuda.Device(device).synchronize()
         with cp.cuda.Device(devices[0]):
             ov = gpus[0].out[:n * nout]
             for gpu in gpus[1:]:  # each GPU wrote only its own threads' registers
