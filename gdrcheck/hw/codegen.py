@@ -36,9 +36,12 @@ Layout of one launch (MC Mutants / GPUHarbor style; issue 14 item 7):
 Threads on several GPUs (``multi_gpu``, issue 7): one kernel per GPU, launched on it,
 plays the groups (CTAs) the test places there (``group_first``, ``group_count``); each
 global location lives on the GPU that owns it (``x@k`` on GPU k; a PTX test's locations
-on its first GPU), reached through ``lbase[OWNER[a]]`` (peer memory over NVLink for the
-other GPUs); the instance barrier is one array on the first GPU; each GPU writes its
-threads' registers to its own ``out``, which the host adds up.
+on its first GPU): each thread computes the address of every location once, before the
+test, from ``lbase[owner]`` (``LP0``, ``LP1``, ...; peer memory over NVLink for the other
+GPUs), so that no load of a base pointer sits between the test's accesses; the instance
+barrier is one array on the first GPU (``atomicAdd_system``); each GPU writes its threads'
+registers to its own ``out``, which the host adds up. A kernel for one GPU computes its
+addresses as before (``LOC``, from ``locs``).
 
 Refused: CTA barriers (they would need the whole block),
 surface/texture/constant accesses (they need texture or surface objects), final values
@@ -164,7 +167,7 @@ class _Gen:
 
     def thread_body(self, th: A.Thread) -> list[str]:
         self.thread = th.index
-        self.rank = th.placement.gpu
+        self.rank = th.placement.gpu or 0  # as the groups take it (a GIN thread without gpu)
         out: list[str] = []
         for ins in th.instrs:
             out.extend(self.instr(ins))
@@ -370,9 +373,9 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
     gpus = {th.placement.gpu for th in test.threads} - {None}
     if not stand_in and not multi_gpu and (test.arch == "GIN" or len(gpus) > 1):
         raise UnsupportedError(
-            "the test places threads on several GPUs (or is a GIN test): --gpus runs each "
-            "GPU's threads on a GPU of its own, --stand-in runs them with one CTA per GPU "
-            "on one GPU", test.path)
+            "the test places threads on several GPUs (or is a GIN test): hw run runs each "
+            "GPU's threads on a GPU of its own, --stand-in with one CTA per GPU on one GPU",
+            test.path)
     try:
         g = _Gen(test)
     except UnsupportedError as err:
@@ -441,7 +444,18 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
     group_gpus = [index[gpu] if several else 0 for gpu, _ in sorted(ctas)]
     owners = [index[r] if several else 0 for r in ranks]
     nlocs = max(1, len(g.locs))
-    owner_table = ", ".join(str(o) for o in owners) or "0"
+    if several:  # each location's address once, from the base of the GPU it lives on
+        loc_macro = "#define LOC(a) LP##a  // computed once per thread, before the test\n"
+        addr = "".join(
+            f"  int *const LP{a} = (int *)lbase[{o}] + (layout ? ((long long){a} * n + inst) "
+            f"* stride : ((long long)inst * NLOCS + {a}) * stride);  // {g.locs[a]}\n"
+            for a, o in enumerate(owners))
+        bar_add = "atomicAdd_system"
+    else:
+        loc_macro = ("#define LOC(a) (layout ? locs + ((long long)(a) * n + inst) * stride \\\n"
+                     "                       : locs + ((long long)inst * NLOCS + (a)) * stride)\n")
+        addr = ""
+        bar_add = "atomicAdd"
     nsh = max(1, len(g.shared))
     nmb = max(1, len(g.mbars))
     sh_init = "".join(
@@ -467,15 +481,11 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
 #define WAIT_LIMIT (1LL << 22)
 #define WAIT_NS 2000000ULL  // an mbarrier wait gives up after 2 ms (global timer, ns)
 #define JUMP_LIMIT (1LL << 16)
-#define LBASE(a) ((int *)lbase[OWNER[a]])  // the location's memory, on the GPU it lives on
-#define LOC(a) (layout ? LBASE(a) + ((long long)(a) * n + inst) * stride \\
-                       : LBASE(a) + ((long long)inst * NLOCS + (a)) * stride)
-#define ALOC(a) (alocs + (LOC(a) - locs))  // a second virtual mapping of the same memory
+{loc_macro}#define ALOC(a) (alocs + (LOC(a) - locs))  // a second virtual mapping of the same memory
 #define SADDR(k) ((unsigned)__cvta_generic_to_shared(&SH[local][k][0]))
 #define MADDR(k) ((unsigned)__cvta_generic_to_shared(&MB[local][k]))
 
 __constant__ int ROLE[GROUPS * WARPS] = {{{role_table}}};
-__constant__ int OWNER[NLOCS] = {{{owner_table}}};  // location -> index into lbase
 
 extern "C" __global__ void __launch_bounds__(IPB * WARPS)
 litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long long n, int stride,
@@ -503,9 +513,9 @@ litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long lon
   int role = ROLE[group * WARPS + warp];
   if (role < 0) return;
   long long inst = (aff[2 * group] * slot + aff[2 * group + 1]) % n;
-  int timed_out = 0;
+{addr}  int timed_out = 0;
   if (sync_limit > 0) {{  // the instance's threads meet (a bounded spin barrier)
-    atomicAdd(bar + inst, 1);
+    {bar_add}(bar + inst, 1);
     for (int k = 0; k < sync_limit && ((volatile int *)bar)[inst] < NTHREADS; k++) {{ }}
   }}
 {''.join(bodies)}}}

@@ -184,7 +184,8 @@ def _enable_peers(cp: Any, devices: list[int]) -> None:
                 try:
                     cp.cuda.runtime.deviceEnablePeerAccess(j)
                 except cp.cuda.runtime.CUDARuntimeError as exc:
-                    if "AlreadyEnabled" not in str(exc) and "already" not in str(exc):
+                    # cudaErrorPeerAccessAlreadyEnabled: enabled by an earlier test
+                    if "PeerAccessAlreadyEnabled" not in str(exc):
                         raise
 
 
@@ -239,7 +240,8 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
     if k.bulk and stride % 4:
         stride += 4 - stride % 4  # bulk copies need 16-byte aligned locations
     count = cp.cuda.runtime.getDeviceCount()
-    devices = [0] * k.gpus if one_device else list(range(k.gpus))
+    here = cp.cuda.Device().id  # one GPU: the current device, as before several GPUs
+    devices = ([here] * k.gpus if one_device or k.gpus == 1 else list(range(k.gpus)))
     if k.gpus > count and not one_device:
         raise UnsupportedError(
             f"{test.name} runs on {k.gpus} GPUs and this machine has {count}: --stand-in "
@@ -280,7 +282,7 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
             # one device's launches in its default stream, as with one GPU; several on
             # one device (--one-device) each in a stream of its own, so that they overlap
             stream = (cp.cuda.Stream(non_blocking=True) if one_device and k.gpus > 1
-                      else cp.cuda.Stream.null)
+                      else cp.cuda.get_current_stream())
             gpus.append(_Gpu(device, modules[device].get_function("litmus"), stream, locs,
                              cp.zeros(n_max * nout, dtype=cp.int32),
                              cp.zeros(scratch_words, dtype=cp.int32),
@@ -362,7 +364,8 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
     res = HwResult(test.name, test.path, iterations - timeouts,
                    {state_key(names, st): c for st, c in sorted(hist.items())},
                    positive, secs, name, source=k.source,
-                   stand_in=stand_in and test.arch == "GIN")
+                   stand_in=stand_in and (test.arch == "GIN" or len(
+                       {th.placement.gpu or 0 for th in test.threads}) > 1))
     res.config = cfg.label()
     res.timeouts = timeouts
     res.gpus = k.gpus

@@ -29,12 +29,32 @@ class _Ptr:
 
 
 class FakeArray(np.ndarray):
-    """A numpy array with the device it was made on."""
+    """A numpy array with the device it was made on. Arithmetic on it (a ufunc) must run
+    on that device, as in CuPy: an array of another GPU must be copied first."""
 
     dev: int = 0
 
     def __array_finalize__(self, obj: Any) -> None:
         self.dev = getattr(obj, "dev", _current[0])
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        outs = kwargs.get("out", ())
+        devs = {x.dev for x in (*inputs, *outs) if isinstance(x, FakeArray)}
+        assert devs <= {_current[0]}, f"{ufunc.__name__} on device {_current[0]} of {devs}"
+
+        def plain(x: Any) -> Any:
+            return x.view(np.ndarray) if isinstance(x, FakeArray) else x
+
+        if outs:
+            kwargs["out"] = tuple(plain(x) for x in outs)
+        got = getattr(ufunc, method)(*(plain(x) for x in inputs), **kwargs)
+        if outs:
+            return outs[0] if len(outs) == 1 else outs
+        if isinstance(got, np.ndarray):
+            mine: FakeArray = got.view(FakeArray)
+            mine.dev = _current[0]
+            return mine
+        return got
 
     @property
     def data(self) -> _Ptr:  # type: ignore[override]
@@ -48,10 +68,13 @@ class FakeArray(np.ndarray):
 def _mine(a: Any) -> FakeArray:
     out = np.asarray(a).view(FakeArray)
     out.dev = _current[0]
+    _memory[out.__array_interface__["data"][0]] = out
     return out
 
 
 _current = [0]
+_memory: dict[int, FakeArray] = {}  # base address -> the array allocated there
+syncs: list[int] = []  # the devices synchronized, in order
 
 
 class Device:
@@ -68,7 +91,7 @@ class Device:
         _current[0] = self._prev.pop()
 
     def synchronize(self) -> None:
-        pass
+        syncs.append(self.id)
 
 
 class Stream:
@@ -132,9 +155,20 @@ class Function:
                                     int(count), [int(x) for x in lbase], locs.dev))
         nout = len(out) // int(n)
         rows = out.reshape(int(n), nout)
+        mine = range(int(first), int(first) + int(count))
         for slot, thread in enumerate(fake.reg_threads):
-            if fake.group_of[thread] in range(int(first), int(first) + int(count)):
+            if fake.group_of[thread] in mine:
                 rows[:, slot] = fake.value
+        # a location stored to by a thread of this launch gets 1000 + this device, written
+        # as the kernel would: through lbase of the GPU that owns it (peer memory or not)
+        nlocs = len(fake.owners)
+        for a, writer in fake.writers.items():
+            if fake.group_of[writer] not in mine:
+                continue
+            base = _memory[int(lbase[fake.owners[a]])].view(np.ndarray)
+            for inst in range(int(n)):
+                off = ((a * int(n) + inst) if int(_layout) else (inst * nlocs + a)) * int(_stride)
+                base[off] = 1000 + _current[0]
 
 
 class RawModule:
@@ -154,6 +188,10 @@ class _Cuda:
         self.Device = Device
         self.Stream = Stream
 
+    @staticmethod
+    def get_current_stream() -> Stream:
+        return Stream.null
+
 
 class FakeCupy:
     """The module object ``gdrcheck.hw.run`` uses as ``cp``."""
@@ -162,7 +200,11 @@ class FakeCupy:
     int64 = np.int64
 
     def __init__(self, devices: int, reg_threads: list[int], group_of: dict[int, int],
-                 value: int = 7) -> None:
+                 value: int = 7, owners: list[int] | None = None,
+                 writers: dict[int, int] | None = None) -> None:
+        self.owners = owners or []  # location -> index into lbase
+        self.writers = writers or {}  # location -> the litmus thread that stores to it
+        syncs.clear()
         self.runtime = Runtime(devices)
         self.cuda = _Cuda(self)
         self.launches: list[Launch] = []

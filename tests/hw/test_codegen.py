@@ -116,9 +116,21 @@ def test_an_lsa_test_on_two_gpus_keeps_x_at_k_on_gpu_k() -> None:
     assert k.gpus == 2 and k.gpu_ids == [0, 1]
     assert k.groups == [[0], [1]] and k.group_gpus == [0, 1]  # P0 on GPU 0, P1 on GPU 1
     assert k.locations == ["x@1", "f@1"] and k.owners == [1, 1]  # both live on GPU 1
-    assert "__constant__ int OWNER[NLOCS] = {1, 1};" in k.source
-    assert "int group = group_first + block % group_count;" in k.source
-    assert "#define LBASE(a) ((int *)lbase[OWNER[a]])" in k.source
+    src = k.source
+    # each address once, before the test, from the base of the GPU that owns it
+    assert "int *const LP0 = (int *)lbase[1] + " in src and "// x@1" in src
+    assert "int *const LP1 = (int *)lbase[1] + " in src and "#define LOC(a) LP##a" in src
+    assert src.index("int *const LP1") < src.index("if (role == 0)")
+    assert "int group = group_first + block % group_count;" in src
+    assert "atomicAdd_system(bar + inst, 1);" in src  # the barrier spans the GPUs
+
+
+def test_a_kernel_for_one_gpu_computes_its_addresses_as_before() -> None:
+    """No base-pointer load between a test's accesses (the review of issue 7's code): a
+    kernel for one GPU takes every address from ``locs`` as it did before several GPUs."""
+    src = generate(load_litmus(str(ROOT / "litmus" / "ptx" / "MP+weaks.litmus"))).source
+    assert "#define LOC(a) (layout ? locs + ((long long)(a) * n + inst) * stride" in src
+    assert "lbase[" not in src and "LP0" not in src and "atomicAdd(bar + inst, 1);" in src
 
 
 def test_three_gpus_and_a_gpu_that_only_holds_memory() -> None:

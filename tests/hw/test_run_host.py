@@ -16,16 +16,21 @@ from gdrcheck.errors import UnsupportedError
 from gdrcheck.hw.codegen import generate
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import load_litmus, parse_litmus
+from hw import fakecupy
 from hw.fakecupy import FakeCupy
 
 ROOT = Path(__file__).resolve().parents[2]
 LSA01 = ROOT / "litmus" / "lsa" / "01-MP+st+rel.sys.litmus"
 
 
-def fake_for(test: A.Test, devices: int, value: int = 7, stand_in: bool = False) -> FakeCupy:
+def fake_for(test: A.Test, devices: int, value: int = 7, stand_in: bool = False,
+             writers: dict[str, int] | None = None) -> FakeCupy:
+    """A fake CuPy for ``test``; ``writers``: location -> the thread the fake kernel makes
+    store 1000 + its device there."""
     k = generate(test, stand_in=stand_in, multi_gpu=not stand_in)
     group_of = {t: g for g, members in enumerate(k.groups) for t in members}
-    return FakeCupy(devices, [t for t, _ in k.regs], group_of, value)
+    by_index = {k.locations.index(loc): th for loc, th in (writers or {}).items()}
+    return FakeCupy(devices, [t for t, _ in k.regs], group_of, value, k.owners, by_index)
 
 
 def test_two_gpus_one_launch_each_outputs_added_up(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,6 +47,8 @@ def test_two_gpus_one_launch_each_outputs_added_up(monkeypatch: pytest.MonkeyPat
     for x in fake.launches:
         assert x.locs_device == x.device and len(set(x.lbase)) == 2
         assert x.stream.non_blocking is False  # each GPU's default stream
+    # each batch: both GPUs synchronized before the launches (memory ready) and after
+    assert fakecupy.syncs.count(0) >= 6 and fakecupy.syncs.count(1) >= 6
 
 
 def test_initial_and_final_values_live_on_the_owner(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,9 +59,15 @@ def test_initial_and_final_values_live_on_the_owner(monkeypatch: pytest.MonkeyPa
     fake = fake_for(test, devices=2, value=0)
     monkeypatch.setattr(hwrun, "_cupy", lambda: fake)
     res = hwrun.run_test(test, iterations=50, config=hwrun.Config(batch=50))
-    # the kernel does not run here: the final values are the initial ones, written into
-    # and read back from the memory of the GPU each location lives on
+    # nothing stored here: the final values are the initial ones, written into and read
+    # back from the memory of the GPU each location lives on
     assert res.histogram == {"x@1=5; y@0=3; 1:r0=0": 50}, res.histogram
+    for layout in (0, 1):
+        # P0, on GPU 0, stores to x@1: through lbase, into GPU 1's memory, read back there
+        fake = fake_for(test, devices=2, value=0, writers={"x@1": 0})
+        monkeypatch.setattr(hwrun, "_cupy", lambda f=fake: f)
+        res = hwrun.run_test(test, iterations=30, config=hwrun.Config(batch=30, layout=layout))
+        assert res.histogram == {"x@1=1000; y@0=3; 1:r0=0": 30}, res.histogram
 
 
 def test_one_device_runs_every_launch_on_gpu_0(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,3 +118,14 @@ def test_cli_one_device_run_is_marked(monkeypatch: pytest.MonkeyPatch,
     assert "ONE DEVICE" in r.output and "consistent with lsa" in r.output
     report = CliRunner().invoke(main, ["hw", "report", str(out), "--model", "lsa"])
     assert "2 launches on one GPU" in report.output
+
+
+def test_a_ptx_test_on_two_gpus_run_as_a_stand_in_says_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    text = ("PTX T\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;\n st.relaxed.sys x, 1 | "
+            "ld.relaxed.sys r0, x ;\nexists (1:r0 = 1)\n")
+    test = parse_litmus(text, "t.litmus")
+    fake = fake_for(test, devices=1, stand_in=True)
+    monkeypatch.setattr(hwrun, "_cupy", lambda: fake)
+    res = hwrun.run_test(test, iterations=10, stand_in=True, config=hwrun.Config(batch=10))
+    assert res.stand_in and res.gpus == 1
