@@ -109,11 +109,14 @@ def load_on_cluster(client: Any, files: Sequence[str],
                     loader: Callable[[Sequence[str]], list[Loaded]] = load_files
                     ) -> list[Loaded]:
     """Parse ``files`` on the cluster's workers (the planning of a large run): about
-    :data:`LOADS_PER_THREAD` tasks per worker thread, each ``loader`` (by default
+    :data:`LOADS_PER_THREAD` tasks per worker thread (a cluster of one thread: here), each
+    ``loader`` (by default
     :func:`load_files`) of a slice, the tests pickled back. A slice whose task fails (its
     worker died, say) is parsed here by ``loader``, so the answer is always ``loader``'s
     own."""
-    threads = max(1, sum(client.nthreads().values()))
+    threads = sum(client.nthreads().values())
+    if threads < 2:  # one worker thread parses no faster than the driver
+        return loader(files)
     size = max(1, -(-len(files) // (threads * LOADS_PER_THREAD)))
     slices = [list(files[i:i + size]) for i in range(0, len(files), size)]
     futures = [client.submit(loader, part, key=f"gdrcheck-load-{i}-{part[0]}", pure=False)

@@ -553,3 +553,23 @@ def test_a_slice_whose_worker_dies_is_parsed_in_the_driver(
         got = load_on_cluster(client, files, loader=loader_that_kills_workers_on_mp)
     assert list(tmp_path.iterdir())  # a worker did die on the slice of MP
     assert got == load_files(files)
+
+
+def test_a_cluster_of_one_thread_parses_in_the_driver() -> None:
+    from distributed import Client, LocalCluster
+
+    from gdrcheck.analysis.suite import litmus_files
+    from gdrcheck.batch.cluster import load_on_cluster
+    from gdrcheck.batch.plan import load_files
+
+    where: list[int] = []
+
+    def loader(files: Any) -> Any:
+        where.append(os.getpid())
+        return load_files(files)
+
+    files = litmus_files([CLASSIC])
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        got = load_on_cluster(client, files, loader=loader)
+    assert where == [os.getpid()] and got == load_files(files)
