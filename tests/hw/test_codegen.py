@@ -160,3 +160,14 @@ def test_one_gpu_and_the_stand_in_use_one_launch() -> None:
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_nvcc_compiles_the_lsa_library_for_several_gpus(tmp_path: Path) -> None:
     assert sum(compile_kernel(path, tmp_path, multi_gpu=True) for path in LSA) == len(LSA)
+
+
+@pytest.mark.parametrize("data", sorted((ROOT / "docs" / "data").glob("hw-h200*.jsonl")),
+                         ids=lambda p: p.name)
+def test_every_committed_hardware_run_rechecks_clean(data: Path) -> None:
+    """Each recorded run, re-checked against the test files as they are now: no observed
+    state forbidden (a file changed after its run must keep the version that ran, as
+    scripts/hw-experiments/*-single-read.litmus do for the realbugs run)."""
+    model = ["--model", "lsa"] if "lsa-standin" in data.name else []
+    r = CliRunner().invoke(main, ["hw", "report", str(data), *model])
+    assert r.exit_code == 0, r.output[-2000:]
