@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 7 on the device machine (device tool; docs/hardware.md, "Several GPUs"):
 # 1. a one-GPU regression (litmus/ptx/MP+weaks, 10^7; the launch code changed for several GPUs);
+# (and, last, the GPU hang input82665 of the third long fuzz run, which must end in seconds);
 # 2. litmus/lsa with --stand-in (one CTA per GPU), then --one-device (one launch per GPU of
 #    the test, all on GPU 0): the multi-GPU path on one GPU, NOT an NVLink run;
 # 3. when the machine has two GPUs or more (nvidia-h200-x2): litmus/lsa on the GPUs the tests
@@ -26,5 +27,11 @@ if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
   timeout 200 $hw litmus/lsa/*.litmus --model lsa --iterations "$iters" \
     --results "$out/hw-lsa-gpus.jsonl" > "$out/gpus.txt" 2>&1; echo "gpus rc=$?"
 fi
+# the third long fuzz run's GPU hang (an mbarrier wait nothing satisfies), fixed since: it must
+# end within seconds (docs/input-rules.md)
+start=$SECONDS
+timeout 120 python3 -m gdrcheck.cli hw run scripts/fuzz-hangs/input82665.litmus \
+  --iterations 1000 > "$out/input82665.txt" 2>&1
+echo "input82665 rc=$? in $((SECONDS - start)) s"; tail -1 "$out/input82665.txt"
 grep -hE "^(Test|Observation|SOUNDNESS)" "$out"/*.txt | cut -c1-200
 grep -hiE "error|could not|cannot|Traceback" "$out"/*.txt | head -20
