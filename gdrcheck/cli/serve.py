@@ -31,6 +31,7 @@ def serve(host: str, port: int, job_timeout: float, max_body: int, workers: int 
         import uvicorn
 
         from gdrcheck.web.app import Limits, create_app
+        from gdrcheck.web.protocol import server_config
     except ImportError as err:
         click.echo(f"gdrcheck serve needs the 'web' extra ({err.name} is missing): "
                    "pip install 'gdrcheck[web]'", err=True)
@@ -44,5 +45,4 @@ def serve(host: str, port: int, job_timeout: float, max_body: int, workers: int 
                    err=True)
     click.echo(f"gdrcheck playground: http://{'127.0.0.1' if host == '0.0.0.0' else host}"
                f":{port}/", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning",
-                limit_concurrency=64, timeout_keep_alive=5)
+    uvicorn.Server(server_config(app, host, port)).run()

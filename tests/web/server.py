@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import uvicorn
 
 from gdrcheck.web.app import Limits, create_app
+from gdrcheck.web.protocol import Guard, server_config
 
 
 def free_port() -> int:
@@ -21,10 +22,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(limits: Limits | None = None) -> Iterator[str]:
+def running_server(limits: Limits | None = None, guard: Guard | None = None
+                   ) -> Iterator[str]:
+    """The server as ``gdrcheck serve`` runs it (gdrcheck/web/protocol.py's config)."""
     port = free_port()
-    config = uvicorn.Config(create_app(limits=limits), host="127.0.0.1", port=port,
-                            log_level="warning")
+    config = server_config(create_app(limits=limits), "127.0.0.1", port, guard or Guard())
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
