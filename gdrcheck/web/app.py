@@ -76,9 +76,9 @@ class Limits:
     """Jobs that may wait, of all clients."""
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+def _error(code: int, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "line": None, "col": None,
-                                   "location": ""}, **extra}, status_code=status)
+                                   "location": ""}, **extra}, status_code=code)
 
 
 def _foreign(request: Request) -> str | None:
@@ -240,5 +240,7 @@ def create_app(include_dirs: Sequence[str] = (), limits: Limits | None = None,
         Route("/api/fix", question("fix", jobs.fix_job), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes,
-                     middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed)])
+    app = Starlette(routes=routes,
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed)])
+    app.state.scheduler = scheduler  # its counts, for the tests
+    return app

@@ -11,8 +11,8 @@ or abandoned requests cannot keep a normal one waiting:
   (``nice`` 10). A fast-lane job still running after :attr:`Lanes.budget` seconds is
   stopped and queued for the slow lane (with the rest of its time): an estimate that
   was wrong costs the fast lane at most that long;
-- **fair order**: the next job is that of the client with the fewest jobs running,
-  then the cheapest, then the oldest;
+- **fair order**: the next job is that of the client with the fewest jobs queued or
+  running, then the cheapest, then the oldest;
 - **per-client bound**: a client (an IP address) has at most :attr:`Lanes.per_client`
   jobs queued or running (:class:`Busy`, answered 429), and at most :attr:`Lanes.queued`
   jobs wait in all (503);
@@ -141,12 +141,12 @@ class Scheduler:
 
     def _next(self, lane: str) -> _Job | None:
         """The waiting job to start in ``lane``: the client with the fewest jobs
-        running first, then the cheapest, then the oldest."""
+        queued or running first, then the cheapest, then the oldest."""
         fits = [j for j in self._waiting if lane == "slow" or (j.small and not j.used)]
         if not fits:
             return None
-        running = self._clients(self._running)
-        return min(fits, key=lambda j: (running[j.client], j.cost, j.seq))
+        load = self._clients([*self._waiting, *self._running])
+        return min(fits, key=lambda j: (load[j.client], j.cost, j.seq))
 
     def _dispatch(self) -> None:
         for lane, size in (("fast", self.lanes.fast), ("slow", self.lanes.slow)):
