@@ -20,7 +20,8 @@ from gdrcheck.cli.options import include_option
 @click.option("--max-body", default=256 * 1024, show_default=True,
               type=click.IntRange(min=1024), help="Largest request body, in bytes.")
 @click.option("--workers", default=None, type=click.IntRange(min=1),
-              help="Checks run at once (default: the number of CPUs less one).")
+              help="Checks run at once (default: the number of CPUs less one), at a lower "
+              "CPU priority; one more worker runs the cheap ones first (docs/web.md).")
 @include_option
 def serve(host: str, port: int, job_timeout: float, max_body: int, workers: int | None,
           include_dirs: tuple[str, ...]) -> None:
