@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -96,7 +96,7 @@ def served_models(include_dirs: Sequence[str] = ()) -> dict[str, LoadedModel]:
     return dict(_served(tuple(include_dirs)))
 
 
-def model_spec(text: str, served: Sequence[str] | dict[str, Any]) -> ModelSpec:
+def model_spec(text: str, served: Collection[str]) -> ModelSpec:
     """The served model ``text`` names (``NAME+VARIANT+...``). Raises BadModelName for
     anything else: a path, ``..``, a name not served."""
     if not MODEL_NAME.fullmatch(text):  # a path, say: not echoed

