@@ -169,7 +169,10 @@ class Scheduler:
         try:
             out = await run_in_threadpool(self._work, job, limit,
                                           0 if fast else SLOW_NICE)
-        except BaseException as err:  # noqa: BLE001 - the caller must hear of it
+        except asyncio.CancelledError:  # the server stops
+            self._cancel(job)
+            raise
+        except Exception as err:  # a bug here: the caller must hear of it
             out = Outcome("failed", message="internal error: the scheduler",
                           detail=repr(err))
         finally:
