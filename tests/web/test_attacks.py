@@ -33,7 +33,19 @@ SB = (ROOT / "litmus" / "classic" / "SB.litmus").read_text()
 
 ANSWER_S = 8.0
 """What "within a few seconds" means here: a normal request takes 0.03 s (GET) to
-0.5 s (a check of SB) on an idle machine of 2 cores; this one is shared."""
+0.5 s (a check of SB) on an idle machine of 2 cores; this one is shared (at a load
+of 14 a check of SB alone took 2-3 s), so a check may take 3 times what one took on
+the same server just before the attack, on top. (Before issue 25 none was answered:
+every request 503, or no answer in 25 s.)"""
+
+CHECK = {"text": SB, "models": ["sc"]}
+
+
+def _check_bound(url: str) -> float:
+    """ANSWER_S plus 3 times a check of SB on this server now, with no attack."""
+    status, took, _ = timed_post(url, "/api/check", CHECK)
+    assert status == 200
+    return ANSWER_S + 3 * took
 
 
 def _loopback_aliases_work() -> bool:
@@ -54,6 +66,7 @@ def test_slow_connections_do_not_lock_others_out() -> None:
     # issue: 63 such made every other request 503, 200 for 60 s refused 18/18 probes)
     guard = Guard(request_timeout=3.0)
     with running_server(Limits(workers=1), guard) as url:
+        bound = _check_bound(url)
         sources = [address(i) for i in range(20)]
         with Slowloris(url, sources, per_source=10, interval=0.5) as attack:
             probes = []
@@ -61,12 +74,13 @@ def test_slow_connections_do_not_lock_others_out() -> None:
             while time.monotonic() < t_end:
                 probes.append(timed_get(url, "/api/models"))
                 time.sleep(0.5)
-            check = timed_post(url, "/api/check", {"text": SB, "models": ["sc"]})
-        print(f"slowloris: {attack.opened} connections opened, probes (status, s): "
+            check = timed_post(url, "/api/check", CHECK)
+        print(f"slowloris: a check before {(bound - ANSWER_S) / 3:.2f} s; "
+              f"{attack.opened} connections opened, probes (status, s): "
               f"{[(s, round(t, 2)) for s, t in probes]}; check {check[:2]}; "
               f"lifetimes max {max(attack.lifetimes, default=0):.1f} s")
         assert all(status == 200 and took < ANSWER_S for status, took in probes), probes
-        assert check[0] == 200 and check[1] < ANSWER_S
+        assert check[0] == 200 and check[1] < bound, (check[1], bound)
         # each connection was closed at its request deadline, and opened again
         assert attack.lifetimes and max(attack.lifetimes) < guard.request_timeout + 3
         assert attack.opened > 200
@@ -111,6 +125,7 @@ def test_abandoned_heavy_checks_are_dropped_and_a_normal_check_is_answered() -> 
     app = create_app(limits=limits)
     sched = app.state.scheduler
     with running_server(app=app) as url:
+        bound = _check_bound(url)
         request = post_bytes(url, "/api/check", {"text": heavy, "models": ["x86tso"]})
         socks = [send_and_leave_open(url, address(i), request)
                  for i in range(8) for _ in range(2)]
@@ -124,8 +139,7 @@ def test_abandoned_heavy_checks_are_dropped_and_a_normal_check_is_answered() -> 
         assert over.recv(100).startswith(b"HTTP/1.1 429")
         over.close()
         # a normal check, while they are queued and one runs
-        during = [timed_post(url, "/api/check", {"text": SB, "models": ["sc"]})
-                  for _ in range(3)]
+        during = [timed_post(url, "/api/check", CHECK) for _ in range(3)]
         busy = sched.counts()
         # every attacker goes away: their queued work is dropped, the running one killed
         t_gone = time.monotonic()
@@ -135,11 +149,12 @@ def test_abandoned_heavy_checks_are_dropped_and_a_normal_check_is_answered() -> 
             assert time.monotonic() - t_gone < 10, sched.counts()
             time.sleep(0.05)
         dropped = time.monotonic() - t_gone
-        after = timed_post(url, "/api/check", {"text": SB, "models": ["sc"]})
-    print(f"heavy attack: queue while it lasted {busy}; normal checks "
+        after = timed_post(url, "/api/check", CHECK)
+    print(f"heavy attack: a check before {(bound - ANSWER_S) / 3:.2f} s; queue while it "
+          f"lasted {busy}; normal checks "
           f"{[round(t, 2) for _, t, _ in during]} s; all dropped {dropped:.2f} s after the "
           f"attackers left; a check then {after[1]:.2f} s")
     assert busy["waiting"] >= len(socks) - 2
     for status, took, out in [*during, after]:
-        assert status == 200 and took < ANSWER_S, (status, took)
+        assert status == 200 and took < bound, (status, took, bound)
         assert out["results"][0]["record"]["verdict"] == "Forbidden"  # SB.litmus Expect=
