@@ -154,13 +154,16 @@ function chosen() {
 }
 let acceptTimer = null;
 textChanged = () => {
+  document.body.dataset.accepting = "pending";  // the pickers are for an older text
   clearTimeout(acceptTimer);
   acceptTimer = setTimeout(refreshAccepting, 400);
 };
 async function refreshAccepting() {
+  clearTimeout(acceptTimer);  // called directly: the pending one would ask again
   const sent = text();
   const out = await api("/api/accepting", { text: sent });
   if (text() !== sent) return;  // typed since: a later answer comes
+  document.body.dataset.accepting = "done";
   if (out.error) { showError(out.error, false); return; }
   showError(null);
   accepting = out.models;
