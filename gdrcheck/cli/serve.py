@@ -20,7 +20,8 @@ from gdrcheck.cli.options import include_option
 @click.option("--max-body", default=256 * 1024, show_default=True,
               type=click.IntRange(min=1024), help="Largest request body, in bytes.")
 @click.option("--workers", default=None, type=click.IntRange(min=1),
-              help="Checks run at once (default: the number of CPUs less one).")
+              help="Checks run at once (default: the number of CPUs less one), at a lower "
+              "CPU priority; one more worker runs the cheap ones first (docs/web.md).")
 @include_option
 def serve(host: str, port: int, job_timeout: float, max_body: int, workers: int | None,
           include_dirs: tuple[str, ...]) -> None:
@@ -31,6 +32,7 @@ def serve(host: str, port: int, job_timeout: float, max_body: int, workers: int 
         import uvicorn
 
         from gdrcheck.web.app import Limits, create_app
+        from gdrcheck.web.protocol import server_config
     except ImportError as err:
         click.echo(f"gdrcheck serve needs the 'web' extra ({err.name} is missing): "
                    "pip install 'gdrcheck[web]'", err=True)
@@ -44,5 +46,4 @@ def serve(host: str, port: int, job_timeout: float, max_body: int, workers: int 
                    err=True)
     click.echo(f"gdrcheck playground: http://{'127.0.0.1' if host == '0.0.0.0' else host}"
                f":{port}/", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning",
-                limit_concurrency=64, timeout_keep_alive=5)
+    uvicorn.Server(server_config(app, host, port)).run()

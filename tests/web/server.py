@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
+from starlette.applications import Starlette
 
 from gdrcheck.web.app import Limits, create_app
+from gdrcheck.web.protocol import Guard, server_config
 
 
 def free_port() -> int:
@@ -21,10 +23,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(limits: Limits | None = None) -> Iterator[str]:
+def running_server(limits: Limits | None = None, guard: Guard | None = None,
+                   app: Starlette | None = None) -> Iterator[str]:
+    """The server as ``gdrcheck serve`` runs it (gdrcheck/web/protocol.py's config), of
+    ``app`` or a new application with ``limits``."""
     port = free_port()
-    config = uvicorn.Config(create_app(limits=limits), host="127.0.0.1", port=port,
-                            log_level="warning")
+    config = server_config(app or create_app(limits=limits), "127.0.0.1", port,
+                           guard or Guard())
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -138,18 +138,20 @@ def test_a_request_over_the_size_limit_is_refused() -> None:
 def test_a_hostile_test_cannot_hang_the_server() -> None:
     # eight ranks putting into one receiver and bumping ONE shared signal, under gin-api:
     # the fan-in that issue 18 measured as Unknown after 126 s (docs/performance.md), far
-    # more than the server's 1 s. (The earlier hostile test, 6 PTX threads of 6 relaxed
-    # accesses, now takes 0.2 s: the po-loc pruning of gdrcheck/engine/implied.py.)
+    # more than the server's 5 s (enough for SB on a loaded machine; estimated cheap, it
+    # runs 3 s in the fast lane, then 2 s in the slow one). (The earlier hostile test, 6
+    # PTX threads of 6 relaxed accesses, now takes 0.2 s: the po-loc pruning of
+    # gdrcheck/engine/implied.py.)
     from gdrcheck.gen.families import family
 
     _, text = family("gin-fan-in-shared", 8, "gin", width=2)
     models = ["gin-api"]
-    slow = TestClient(create_app(limits=Limits(timeout=1.0, workers=1)))
+    slow = TestClient(create_app(limits=Limits(timeout=5.0, workers=1)))
     t0 = time.monotonic()
     r = slow.post("/api/check", json={"text": text, "models": models})
     took = time.monotonic() - t0
     assert r.status_code == 504, r.text
-    assert r.json()["status"] == "timeout" and took < 15
+    assert r.json()["status"] == "timeout" and took < 30
     # the server answers the next request
     ok = slow.post("/api/check", json={"text": SB, "models": ["sc"]})
     assert ok.status_code == 200 and ok.json()["results"][0]["record"]["verdict"] == "Forbidden"

@@ -58,9 +58,14 @@ def url() -> Iterator[str]:
 
 
 def _wait(cond: Callable[[], Any], timeout: float = 60.0) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
+
     deadline = time.monotonic() + timeout
     while True:
-        value = cond()
+        try:
+            value = cond()
+        except StaleElementReferenceException:  # drawn again meanwhile: look again
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:
@@ -119,6 +124,7 @@ def test_type_check_read_the_verdicts_and_see_the_picture(driver: Any, url: str)
     # syntax highlighting: the dialect word and the thread names are styled spans
     spans = driver.find_elements(By.CSS_SELECTOR, "#editor .cm-line span")
     assert any(s.text == "X86" for s in spans) and any(s.text == "P0" for s in spans)
+    _wait(lambda: driver.execute_script("return document.body.dataset.accepting") == "done")
     _wait(lambda: "x86tso" in [e.get_attribute("value") for e in
                                driver.find_elements(By.CSS_SELECTOR, "#models input:checked")])
     took = _check(driver)
@@ -190,7 +196,9 @@ def test_a_library_test_loads_into_the_editor(driver: Any, url: str) -> None:
     want = (Path(__file__).resolve().parents[2] / "litmus" / "nvshmem"
             / "03-MP+put+put_signal.litmus").read_text()
     assert _editor_text(driver) == want
-    # tick the variant that makes the outcome Allowed and draw why (R-PCIE-4)
+    # tick the variant that makes the outcome Allowed and draw why (R-PCIE-4), once the
+    # pickers are those of this test (a later answer would draw them again)
+    _wait(lambda: driver.execute_script("return document.body.dataset.accepting") == "done")
     _wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#variants input[value='nic-atomic-pcie']"))
     for box in driver.find_elements(By.CSS_SELECTOR, "#models input:checked"):
         if box.get_attribute("value") != "nvshmem-ibgda":

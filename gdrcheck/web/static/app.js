@@ -100,7 +100,9 @@ async function api(path, body) {
 }
 
 // -- errors at their line and column ----------------------------------------------
-function showError(err) {
+// moveCursor: false for the answers that come as you type (accepting), which must not
+// take the cursor from where you are typing
+function showError(err, moveCursor = true) {
   const box = $("error");
   if (!err) {
     box.hidden = true; box.textContent = "";
@@ -118,7 +120,7 @@ function showError(err) {
     const to = Math.min(from + 1, view.state.doc.length);
     view.dispatch(CM.setDiagnostics(view.state, [{ from, to,
       severity: "error", message: err.message }]));
-    view.dispatch({ selection: { anchor: from }, scrollIntoView: true });
+    if (moveCursor) view.dispatch({ selection: { anchor: from }, scrollIntoView: true });
   }
 }
 
@@ -152,12 +154,17 @@ function chosen() {
 }
 let acceptTimer = null;
 textChanged = () => {
+  document.body.dataset.accepting = "pending";  // the pickers are for an older text
   clearTimeout(acceptTimer);
   acceptTimer = setTimeout(refreshAccepting, 400);
 };
 async function refreshAccepting() {
-  const out = await api("/api/accepting", { text: text() });
-  if (out.error) { showError(out.error); return; }
+  clearTimeout(acceptTimer);  // called directly: the pending one would ask again
+  const sent = text();
+  const out = await api("/api/accepting", { text: sent });
+  if (text() !== sent) return;  // typed since: a later answer comes
+  document.body.dataset.accepting = "done";
+  if (out.error) { showError(out.error, false); return; }
   showError(null);
   accepting = out.models;
   renderPickers();
