@@ -1,0 +1,99 @@
+"""The examples of docs/litmus-format.md and docs/tutorial.md are real: every
+```` ```litmus ```` block parses, and every verdict the page states is checked.
+
+A page states a verdict with a comment right after the block:
+
+    <!-- expect: MODEL:VERDICT [MODEL:VERDICT ...] source=lib:FOLDER/FILE.litmus -->
+
+The verdict must come from a cited source, never from gdrcheck's own output: the
+``source`` is a file of the litmus library whose ``Expect=`` line has the same entry and
+whose ``Source=`` line cites where it comes from, and the block must be that file's test
+(the same init block, threads and condition, printed canonically; the name, doc strings
+and metadata may be shortened). The verdict is then checked by running the model on the
+block's text, as a reader would.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+import gdrcheck
+from gdrcheck.litmus import load_litmus, parse_litmus, print_litmus
+from gdrcheck.litmus.ast import Test
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("docs/litmus-format.md", "docs/tutorial.md")
+
+_BLOCK_RE = re.compile(r"^```litmus[ \t]*\n(.*?)^```[ \t]*\n(?:<!-- expect: (.*?) -->)?",
+                       re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Example:
+    page: str
+    line: int
+    text: str
+    expect: str | None
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def examples() -> list[Example]:
+    out: list[Example] = []
+    for page in PAGES:
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for m in _BLOCK_RE.finditer(text):
+            line = text.count("\n", 0, m.start()) + 2
+            out.append(Example(page, line, m.group(1), m.group(2)))
+    return out
+
+
+EXAMPLES = examples()
+CLAIMS = [e for e in EXAMPLES if e.expect is not None]
+
+
+def _body(test: Test) -> str:
+    """The test without its name, doc strings and metadata, printed canonically."""
+    return print_litmus(replace(test, name="T", doc=None, docs=(), meta=()))
+
+
+def _claim(e: Example) -> tuple[list[tuple[str, str]], str]:
+    words = e.expect.split() if e.expect else []
+    sources = [w.removeprefix("source=") for w in words if w.startswith("source=")]
+    entries = [tuple(w.rsplit(":", 1)) for w in words if not w.startswith("source=")]
+    assert len(sources) == 1, f"{e.id}: an expect comment names one source="
+    assert entries, f"{e.id}: an expect comment names at least one MODEL:VERDICT"
+    return [(m, v) for m, v in entries], sources[0]
+
+
+def test_the_pages_have_examples() -> None:
+    for page in PAGES:
+        found = [e for e in EXAMPLES if e.page == page]
+        assert len(found) >= 3, page
+    assert len(CLAIMS) >= 10
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.id)
+def test_example_parses(example: Example) -> None:
+    parse_litmus(example.text, example.id)
+
+
+@pytest.mark.parametrize("example", CLAIMS, ids=lambda e: e.id)
+def test_stated_verdict_is_cited_and_holds(example: Example) -> None:
+    entries, source = _claim(example)
+    assert source.startswith("lib:"), f"{example.id}: the verdict's source is a library file"
+    lib = load_litmus(source)
+    assert lib.sources, f"{source} has no Source= line"
+    test = parse_litmus(example.text, example.id)
+    assert _body(test) == _body(lib), f"{example.id} is not the test of {source}"
+    expected = {("+".join((e.model, *e.variants)), e.verdict) for e in lib.expectations}
+    for model, verdict in entries:
+        assert (model, verdict) in expected, f"{source} has no Expect= entry {model}:{verdict}"
+        outcome = gdrcheck.check(example.text, model)
+        assert outcome.verdict == verdict, f"{example.id} under {model}: {outcome.verdict}"
