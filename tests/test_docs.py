@@ -5,12 +5,18 @@ A page states a verdict with a comment right after the block:
 
     <!-- expect: MODEL:VERDICT [MODEL:VERDICT ...] source=lib:FOLDER/FILE.litmus -->
 
-The verdict must come from a cited source, never from gdrcheck's own output: the
-``source`` is a file of the litmus library whose ``Expect=`` line has the same entry and
-whose ``Source=`` line cites where it comes from, and the block must be that file's test
-(the same init block, threads and condition, printed canonically; the name, doc strings
-and metadata may be shortened). The verdict is then checked by running the model on the
-block's text, as a reader would.
+The verdict must come from a cited source, never from gdrcheck's own output. The
+``source`` is one of
+
+- ``lib:FOLDER/FILE.litmus``: a file of the litmus library whose ``Expect=`` line has the
+  same entry and whose ``Source=`` line cites where it comes from; the block must be that
+  file's test (the same init block, threads and condition, printed canonically; the
+  name, doc strings and metadata may be shortened);
+- ``rules:R-GIN-3,R-GIN-10``: rule ids of docs/sources.md (each a row of its table, with
+  its primary source and quote), from which the page derives the verdict in its text;
+- ``format:N``: section N of docs/litmus-format.md, whose definitions alone decide it.
+
+The verdict is then checked by running the model on the block's text, as a reader would.
 """
 
 from __future__ import annotations
@@ -22,8 +28,8 @@ from pathlib import Path
 import pytest
 
 import gdrcheck
+from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import load_litmus, parse_litmus, print_litmus
-from gdrcheck.litmus.ast import Test
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("docs/litmus-format.md", "docs/tutorial.md")
@@ -58,7 +64,7 @@ EXAMPLES = examples()
 CLAIMS = [e for e in EXAMPLES if e.expect is not None]
 
 
-def _body(test: Test) -> str:
+def _body(test: A.Test) -> str:
     """The test without its name, doc strings and metadata, printed canonically."""
     return print_litmus(replace(test, name="T", doc=None, docs=(), meta=()))
 
@@ -87,7 +93,26 @@ def test_example_parses(example: Example) -> None:
 @pytest.mark.parametrize("example", CLAIMS, ids=lambda e: e.id)
 def test_stated_verdict_is_cited_and_holds(example: Example) -> None:
     entries, source = _claim(example)
-    assert source.startswith("lib:"), f"{example.id}: the verdict's source is a library file"
+    if source.startswith("lib:"):
+        _check_library_source(example, entries, source)
+    elif source.startswith("rules:"):
+        table = (ROOT / "docs" / "sources.md").read_text(encoding="utf-8")
+        for rule in source.removeprefix("rules:").split(","):
+            assert f"\n| {rule} |" in table, f"{example.id}: {rule} is not in docs/sources.md"
+    elif source.startswith("format:"):
+        page = (ROOT / "docs" / "litmus-format.md").read_text(encoding="utf-8")
+        section = source.removeprefix("format:")
+        assert f"\n## {section}. " in page, f"{example.id}: no section {section}"
+    else:
+        pytest.fail(f"{example.id}: unknown source {source!r} (lib:, rules: or format:)")
+    for model, verdict in entries:
+        outcome = gdrcheck.check(example.text, model)
+        assert outcome.verdict == verdict, f"{example.id} under {model}: {outcome.verdict}"
+        assert not outcome.vacuous, f"{example.id} under {model}: vacuous (nothing completes)"
+
+
+def _check_library_source(example: Example, entries: list[tuple[str, str]],
+                          source: str) -> None:
     lib = load_litmus(source)
     assert lib.sources, f"{source} has no Source= line"
     test = parse_litmus(example.text, example.id)
@@ -95,5 +120,3 @@ def test_stated_verdict_is_cited_and_holds(example: Example) -> None:
     expected = {("+".join((e.model, *e.variants)), e.verdict) for e in lib.expectations}
     for model, verdict in entries:
         assert (model, verdict) in expected, f"{source} has no Expect= entry {model}:{verdict}"
-        outcome = gdrcheck.check(example.text, model)
-        assert outcome.verdict == verdict, f"{example.id} under {model}: {outcome.verdict}"
