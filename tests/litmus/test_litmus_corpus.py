@@ -78,7 +78,7 @@ def test_example_parses_and_round_trips(path: Path) -> None:
 
 
 def test_mp_put_strongsig_ast() -> None:
-    """The example of litmus-format.md §5, node by node."""
+    """The example of docs/litmus-format.md §1, node by node."""
     test = load_litmus(EXAMPLES / "MP+put+strongsig.litmus")
     assert test == LitmusTest(
         arch="GIN",

@@ -1,6 +1,6 @@
 """The PTX 7.5+ syntax: doc strings, virtual aliases, surface/texture/constant
 accesses, proxy fences (Dartagnan's PTX 7.5 tests), shared memory, mbarriers and TMA
-copies (litmus-format.md §6.1): parsing, round trip, and file:line:col errors."""
+copies (docs/litmus-format.md §7.3): parsing, round trip, and file:line:col errors."""
 
 from __future__ import annotations
 
