@@ -906,7 +906,8 @@ class Test:
     @functools.cached_property
     def liveness_expectations(self) -> tuple[Expectation, ...]:
         """``Liveness=model{+variant}*:Hang|Live`` entries: whether some blocking wait
-        may block forever under the model (docs/litmus-format.md §13; reported as Liveness lines)."""
+        may block forever under the model (docs/litmus-format.md §13; reported as Liveness
+        lines)."""
         return self._entries("Liveness")
 
     @property

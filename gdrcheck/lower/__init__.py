@@ -270,7 +270,8 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
     memory = ptx.Memory.of_gin(test)
     bound = multimem.bindings(test, world)
     b = ProgramBuilder()
-    host_state = host.HostState(world)  # host verbs and kernel boundaries (docs/litmus-format.md §12)
+    # host verbs and kernel boundaries (docs/litmus-format.md §12)
+    host_state = host.HostState(world)
     init_regs: dict[int, dict[str, Expr]] = {}
     init_values: dict[str, int] = {}
     for item in test.init:
