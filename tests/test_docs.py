@@ -120,3 +120,46 @@ def _check_library_source(example: Example, entries: list[tuple[str, str]],
     expected = {("+".join((e.model, *e.variants)), e.verdict) for e in lib.expectations}
     for model, verdict in entries:
         assert (model, verdict) in expected, f"{source} has no Expect= entry {model}:{verdict}"
+
+
+# ---- no project file points outside the repository
+
+_OUTSIDE_RE = re.compile(r"\.\./shared|/work/shared|shared/(?:design|peers|research)|"
+                         r"gin-semantics|mm-anchors")
+_TEXT = {".md", ".py", ".litmus", ".cat", ".toml", ".sh", ".txt", ".lark", ".cfg", ".json"}
+_SKIP_DIRS = {".git", "build", "dist", "__pycache__", ".hypothesis", ".mypy_cache",
+              ".pytest_cache", ".ruff_cache", "node_modules"}
+_ALLOWED = {
+    # the one documented line that sets GDRCHECK_PEERS when the suites lie beside the
+    # checkout (docs/peer-differences.md)
+    ".ci/run",
+}
+
+
+def _project_files() -> list[Path]:
+    out: list[Path] = []
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT)
+        if any(part in _SKIP_DIRS or part.endswith(".egg-info") for part in rel.parts):
+            continue
+        if rel.parts[:2] == ("docs", "data") or rel.parts[:1] == ("gdrcheck",) and (
+                path.is_symlink() or any(p.is_symlink() for p in path.parents)):
+            continue  # recorded data; the package's links to specs/, litmus/, docs/
+        if path.is_file() and (path.suffix in _TEXT or rel.parts[:1] == (".ci",)):
+            out.append(path)
+    return out
+
+
+def test_no_project_file_refers_to_a_path_outside_the_repository() -> None:
+    files = _project_files()
+    assert len(files) > 300
+    bad = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in _ALLOWED or rel == "tests/test_docs.py":
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace")
+                                 .splitlines(), 1):
+            if _OUTSIDE_RE.search(line):
+                bad.append(f"{rel}:{n}: {line.strip()[:100]}")
+    assert not bad, "\n".join(bad)
