@@ -99,7 +99,7 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
             resolve(p)
         except InputError as err:
             click.echo(err.render(), err=True)
-            paths = tuple(q for q in paths if q != p)
+            missing.append(p)
     progress = _progress(progress_console)
     state: dict[str, Any] = {"task": None}
 

@@ -145,6 +145,7 @@ def test_run_takes_a_lib_folder(tmp_path: Path) -> None:
     results = tmp_path / "out.jsonl"
     code, _, err = run("run", "lib:classic/SB.litmus", "lib:nope", "-j", "0", "-o",
                        str(results))
+    assert code == 2  # bad input, and SB still ran
     assert "lib:nope: no test 'nope' in the shipped litmus library" in err
     files = {json.loads(line)["file"] for line in results.read_text().splitlines()}
     assert files == {str(ROOT / "litmus" / "classic" / "SB.litmus")}
