@@ -3,7 +3,7 @@
     PYTHONPATH=$PWD python bench/compare_engines.py [DIR_OR_PEER ...] [--json out.json]
 
 Default: every test of litmus/ under every model of its Expect= lines, and the peer
-suites in ../shared/peers (herd-x86 under x86tso and sc, dat3m-ptx under ptx,
+suites in $GDRCHECK_PEERS (herd-x86 under x86tso and sc, dat3m-ptx under ptx,
 dat3m-ptx75 under ptx75, as ``gdrcheck validate`` runs them). For each (test, model)
 the portfolio takes the explicit engine (at most AUTO_EXPLICIT_BOUND candidates),
 the test is answered by both engines, twice: without and with ``states``. Compared:
@@ -29,6 +29,7 @@ from pathlib import Path
 
 from gdrcheck.analysis.check import check_test
 from gdrcheck.analysis.options import AUTO_EXPLICIT_BOUND, CheckOptions
+from gdrcheck.analysis.validate import PEER_SUITES, peers_dir
 from gdrcheck.engine.explicit import candidate_bound
 from gdrcheck.engine.result import Result
 from gdrcheck.errors import InputError
@@ -37,7 +38,7 @@ from gdrcheck.litmus import load_litmus
 from gdrcheck.lower import lower
 
 ROOT = Path(__file__).resolve().parents[1]
-PEERS = ROOT.parent / "shared" / "peers"
+PEERS = peers_dir()  # GDRCHECK_PEERS: the peer suites (docs/peer-differences.md)
 
 
 @dataclass(frozen=True)
@@ -121,15 +122,18 @@ def main() -> int:
     ap.add_argument("roots", nargs="*", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    roots = args.roots or [ROOT / "litmus", *(PEERS / p for p in
-                                              ("herd-x86", "dat3m-ptx", "dat3m-ptx75"))]
+    peers = [] if PEERS is None else [PEERS / p for p in PEER_SUITES if (PEERS / p).is_dir()]
+    if PEERS is None and not args.roots:
+        print("GDRCHECK_PEERS is not set: the peer suites are skipped", file=sys.stderr)
+    roots = args.roots or [ROOT / "litmus", *peers]
     smt, auto = CheckOptions(engine="smt"), CheckOptions(engine="auto")
     counts: dict[str, dict[str, int]] = {}
     diffs: list[dict[str, object]] = []
     out_diffs: list[dict[str, object]] = []
     t0 = time.perf_counter()
     for root in roots:
-        jobs = peer_jobs(root) if root.parent == PEERS else library_jobs(root)
+        is_peer = PEERS is not None and root.parent == PEERS
+        jobs = peer_jobs(root) if is_peer else library_jobs(root)
         c = counts.setdefault(root.name, {"pairs": 0, "explicit": 0, "same": 0,
                                           "differ": 0, "error": 0, "axioms_differ": 0,
                                           "axioms_confirmed": 0, "axioms_unconfirmed": 0})

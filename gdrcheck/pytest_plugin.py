@@ -12,7 +12,8 @@ Collection is opt-in, so that installing gdrcheck does not change what an existi
 test run collects:
 
 - ``.litmus`` files named on the command line are always collected
-  (``pytest litmus/gin/01-MP+put+strongsig.litmus``);
+  (``pytest litmus/gin/01-MP+put+strongsig.litmus``; a test of the shipped library by
+  its ``lib:`` name, ``pytest lib:gin/01-MP+put+strongsig.litmus``);
 - in directories (``testpaths``, or a directory on the command line), ``.litmus`` files
   are collected only with ``--litmus`` or the ini setting ``gdrcheck_litmus = true``;
 - ``--no-litmus`` (or ``-p no:gdrcheck``) turns collection off altogether.
@@ -66,6 +67,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   default="")
     parser.addini("gdrcheck_include", "Extra directories to search for cat models.",
                   type="paths", default=[])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    """A test path of the shipped library (``pytest lib:gin/01-MP+put+strongsig.litmus``,
+    ``pytest --litmus lib:gin``) becomes the file's path before pytest reads the paths;
+    a ``lib:`` name that names nothing is left as is (pytest says it is not found)."""
+    for k, arg in enumerate(args):
+        if not arg.startswith("lib:"):
+            continue
+        from gdrcheck.litmus.library import resolve
+
+        name, sep, rest = arg.partition("::")
+        try:
+            args[k] = str(resolve(name)) + sep + rest
+        except InputError:
+            pass
 
 
 def _enabled(config: pytest.Config) -> bool | None:

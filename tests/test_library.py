@@ -36,7 +36,7 @@ def test_library_is_there() -> None:
 
 
 def test_gin_library_covers_the_scenarios() -> None:
-    """Every scenario of gin-semantics.md §5.1 has a test."""
+    """Every scenario of docs/gin-library.md ("The scenarios", 1..30) has a test."""
     numbers = {int(p.name[:2]) for p in (ROOT / "litmus" / "gin").glob("*.litmus")
                if p.name[:2].isdigit()}
     assert numbers == set(range(1, 31))
@@ -71,7 +71,7 @@ LIVE_CASES = [(f, e) for f in FILES for e in load_litmus(str(f)).liveness_expect
     "path,exp", LIVE_CASES, ids=[f"{p.name}:{e.model}" for p, e in LIVE_CASES]
 )
 def test_liveness_expectation_met(path: Path, exp: object, engine: str) -> None:
-    """Liveness= lines: whether a blocking wait may hang (format §4.4)."""
+    """Liveness= lines: whether a blocking wait may hang (docs/litmus-format.md §13)."""
     test = load_litmus(str(path))
     spec = ModelSpec(exp.model, exp.variants)  # type: ignore[attr-defined]
     res = check_test(test, spec, options=CheckOptions(engine=engine))

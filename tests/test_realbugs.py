@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REALBUGS = ROOT / "litmus" / "realbugs"
 FILES = sorted([*REALBUGS.glob("*.litmus"), *REALBUGS.glob("*.litmus.pending")])
 
-# Files the front end cannot read yet, with the syntax they need (litmus-format.md §4.3, §6).
+# Files the front end cannot read yet, with the syntax they need (docs/litmus-format.md §10, §6).
 _PENDING = ".litmus.pending"
 UNPARSED: dict[str, str] = {
     # none now: the last ones (§6.1 TMA/mbarrier, §6.2 multicast) parse since issues 14 and 15

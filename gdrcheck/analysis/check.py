@@ -109,6 +109,6 @@ def check_test(
         why = explain_vacuity(test, loaded, chosen, options, deadline)
         res.blocked = list(why.blocked)
         res.vacuity = why.message(options.unroll)
-        # a wait that no execution satisfies hangs (format §4.4)
+        # a wait that no execution satisfies hangs (docs/litmus-format.md §13)
         res.liveness = [*res.liveness, *(f"never satisfied: {w}" for w in why.blocked)]
     return res

@@ -3,7 +3,12 @@
 The peer suites are not part of the project: this module reads them where they
 lie, given their folders (``gdrcheck validate`` prints the comparison)::
 
-    gdrcheck validate ../shared/peers/herd-x86 ../shared/peers/dat3m-ptx
+    gdrcheck validate $GDRCHECK_PEERS/herd-x86 $GDRCHECK_PEERS/dat3m-ptx
+
+The environment variable ``GDRCHECK_PEERS`` names the folder that holds the three
+suites (:data:`PEER_SUITES`); :func:`peers_dir` is the one place that reads it (the
+tests, ``gdrcheck validate`` without folders and bench/compare_engines.py use it).
+docs/peer-differences.md says what the suites are and where they come from publicly.
 
 A folder with ``herd7-verdicts.csv`` (``file,model,verdict``) is a herd7 suite;
 one with ``*-expected.csv`` (``file,1|0``) is a Dartagnan suite, whose 1/0
@@ -16,6 +21,7 @@ written up in docs/peer-differences.md; any other difference fails.
 from __future__ import annotations
 
 import csv
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +31,28 @@ from gdrcheck.analysis.check import check_test
 from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.errors import InputError
 from gdrcheck.litmus import load_litmus
+
+PEERS_ENV = "GDRCHECK_PEERS"
+"""The environment variable naming the folder of the peer suites."""
+
+PEER_SUITES = ("herd-x86", "dat3m-ptx", "dat3m-ptx75")
+"""The suites that folder holds: herd7's x86 verdicts, Dartagnan's PTX 6.0 and 7.5 tests."""
+
+
+def peers_dir() -> Path | None:
+    """The folder of the peer suites (``$GDRCHECK_PEERS``), or None when it is unset or
+    empty."""
+    value = os.environ.get(PEERS_ENV, "").strip()
+    return Path(value) if value else None
+
+
+def peer_suite(name: str) -> Path | None:
+    """The folder of one peer suite (``$GDRCHECK_PEERS/NAME``), or None when the variable
+    is unset or the folder is not there."""
+    base = peers_dir()
+    folder = None if base is None else base / name
+    return folder if folder is not None and folder.is_dir() else None
+
 
 KNOWN_DIFFERENCES: dict[str, str] = {}
 """Peer test path (relative to its suite) -> one-line reason; docs/peer-differences.md

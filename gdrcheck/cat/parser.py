@@ -26,7 +26,7 @@ Operator precedence, loosest first::
 
 This is the order of herd7's own parser (``%right UNION``, ``%right
 PLUSPLUS``, ``%right SEMI``, ``%left DIFF``, ``%right INTER`` in
-``lib/modelParser.mly``). herd's manual (and mm-anchors §1.5, which quotes it)
+``lib/modelParser.mly``). herd's manual (doc/herd.tex, Model definitions)
 lists ``&`` before ``\\``, i.e. the other way round; the manual and the
 implementation disagree, and herd7 computes with the implementation's order,
 so ``a \\ b & c`` is ``a \\ (b & c)`` here as in herd7. ``a & b \\ c`` denotes the

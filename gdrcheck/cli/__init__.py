@@ -32,6 +32,8 @@ COMMANDS: dict[str, str] = {
     "hw": "gdrcheck.cli.hw",
     "verdicts": "gdrcheck.cli.verdicts",
     "validate": "gdrcheck.cli.validate",
+    "docs": "gdrcheck.cli.docs",
+    "library": "gdrcheck.cli.library",
 }
 """Command name -> the module that defines it (a click command of the same name)."""
 
@@ -53,4 +55,10 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gdrcheck")
 def main() -> None:
-    """gdrcheck: herd7-style checking of litmus tests for GPUs, NICs and x86."""
+    """gdrcheck: herd7-style checking of litmus tests for GPUs, NICs and x86.
+
+    New here? 'gdrcheck docs tutorial' walks through a first test (check, explain, fix,
+    sweep); 'gdrcheck docs litmus-format' is the reference of the test format;
+    'gdrcheck library' lists the shipped tests, each usable by its lib: name
+    (gdrcheck check lib:gin/01-MP+put+strongsig.litmus --model all).
+    """

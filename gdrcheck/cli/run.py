@@ -75,6 +75,7 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
     """
     from gdrcheck.analysis.models import ModelSpec
     from gdrcheck.batch import run_batch
+    from gdrcheck.litmus.library import is_library_name, resolve
     from gdrcheck.report.batch import problem_lines, summary_table
     from gdrcheck.report.junit import write_junit
 
@@ -90,9 +91,15 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
         kill_after = 10 * timeout + 30
     workers = (os.cpu_count() or 1) if jobs is None else jobs
     progress_console = err_console()
-    missing = [p for p in paths if not Path(p).exists()]
+    missing = [p for p in paths if not is_library_name(p) and not Path(p).exists()]
     for p in missing:
         click.echo(f"{p}: no such file or directory", err=True)
+    for p in [p for p in paths if is_library_name(p)]:
+        try:
+            resolve(p)
+        except InputError as err:
+            click.echo(err.render(), err=True)
+            missing.append(p)
     progress = _progress(progress_console)
     state: dict[str, Any] = {"task": None}
 

@@ -249,7 +249,7 @@ def static_env(prog: Program, ex: dict[int, Formula],
                 by_tag.setdefault(t, {})[e.eid] = ex[e.eid]
         for tag, members in by_tag.items():
             env[tag] = SetV(members)
-    # the events of CPU (host) threads: no GPU, no agent (litmus-format.md §6.3)
+    # the events of CPU (host) threads: no GPU, no agent (docs/litmus-format.md §12)
     env["CPU"] = s(lambda e: not e.is_init and not e.agent and e.gpu is None)
     poll()
 

@@ -54,7 +54,7 @@ class Witness:
 
 
 LIVENESS_PREFIX = "liveness."
-"""A flag named ``liveness.NAME`` reports that a wait may block forever (format §4.4:
+"""A flag named ``liveness.NAME`` reports that a wait may block forever (docs/litmus-format.md §13:
 a separate liveness question): it is listed in ``Result.liveness`` and does not make
 the verdict Undefined."""
 

@@ -208,7 +208,7 @@ class _Gen:
                     f"  // {_text(ins)}"]
         if isinstance(ins, A.PtxAsyncStore):
             # the shared buffer that holds v: written by this thread, made visible to the
-            # async proxy, then copied by a bulk store (litmus-format.md §6.1 shorthand)
+            # async proxy, then copied by a bulk store (docs/litmus-format.md §7.3 shorthand)
             self.bulk = True
             buf = f"__cp{self.thread}_{self.tmp}"
             self.tmp += 1
@@ -241,7 +241,7 @@ class _Gen:
             return [f'asm volatile("cp.async.bulk.commit_group;" ::: "memory");'
                     f"  // {_text(ins)}"]
         if isinstance(ins, A.PtxAsyncWait):
-            # litmus-format.md §6.1: the open group is committed before a wait
+            # docs/litmus-format.md §7.3: the open group is committed before a wait
             read = ".read" if ins.read else ""
             return ['asm volatile("cp.async.bulk.commit_group;" ::: "memory");',
                     f'asm volatile("cp.async.bulk.wait_group{read} {ins.groups};" ::: '

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from gdrcheck.errors import LitmusError, Pos
 from gdrcheck.litmus.ast import Test
+from gdrcheck.litmus.library import resolve
 from gdrcheck.litmus.parser import parse_litmus
 from gdrcheck.litmus.printer import print_litmus
 
@@ -13,10 +14,13 @@ __all__ = ["load_litmus", "parse_litmus", "print_litmus"]
 
 
 def load_litmus(path: str | Path) -> Test:
-    """Read and parse a litmus file; the Test carries its path and text."""
-    name = str(path)
+    """Read and parse a litmus file; the Test carries its path and text. A name of the
+    shipped library (``lib:gin/01-MP+put+strongsig.litmus``) is read from the library
+    (:func:`gdrcheck.litmus.library.resolve`); the Test's path is then the file's."""
+    file = resolve(path)
+    name = str(file)
     try:
-        data = Path(path).read_bytes()
+        data = file.read_bytes()
     except OSError as exc:
         raise LitmusError(f"cannot read the file: {exc.strerror or exc}", name) from None
     try:

@@ -203,7 +203,7 @@ class PtxAsyncWait:
 class PtxBulkLoad:
     """``cp.async.bulk s, x, mb``: a TMA load of global ``x`` into shared ``s``,
     performed by the async proxy and completing one transaction on mbarrier ``mb``
-    (``cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes``; litmus-format.md
+    (``cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes``; docs/litmus-format.md
     §6.1)."""
 
     dst: LocRef
@@ -309,7 +309,7 @@ class Goto:
 
 
 # --------------------------------------------------------------------------
-# Multimem: NVLink SHARP multicast objects (litmus-format.md §6.2; PTX ISA §8.2.3,
+# Multimem: NVLink SHARP multicast objects (docs/litmus-format.md §11; PTX ISA §8.2.3,
 # §9.7.9.14). M names a multicast object declared in the init block; each
 # instruction accesses every copy bound to it (gdrcheck/lower/multimem.py).
 # --------------------------------------------------------------------------
@@ -363,7 +363,7 @@ PtxInstr = (
 
 
 # --------------------------------------------------------------------------
-# GIN / NVSHMEM device calls (litmus-format.md §4.2, §4.3)
+# GIN / NVSHMEM device calls (docs/litmus-format.md §9, §4.3)
 # --------------------------------------------------------------------------
 
 
@@ -493,7 +493,7 @@ class GinBarrier:
 
 @dataclass(frozen=True)
 class ShmemCall:
-    """An NVSHMEM device call (litmus-format.md §4.3).
+    """An NVSHMEM device call (docs/litmus-format.md §10).
 
     ``op`` is the call name without the ``shmem.`` prefix (put, put_nbi, p,
     put_signal, put_signal_nbi, signal_op, atomic_add, get, get_nbi, fence,
@@ -518,7 +518,7 @@ GinInstr = (
 )
 
 # --------------------------------------------------------------------------
-# Host-initiated RDMA and kernel boundaries (litmus-format.md §6.3; GPUDirect RDMA
+# Host-initiated RDMA and kernel boundaries (docs/litmus-format.md §12; GPUDirect RDMA
 # without GPU initiation). Host threads post verbs and launch or wait for kernels.
 # --------------------------------------------------------------------------
 
@@ -906,7 +906,8 @@ class Test:
     @functools.cached_property
     def liveness_expectations(self) -> tuple[Expectation, ...]:
         """``Liveness=model{+variant}*:Hang|Live`` entries: whether some blocking wait
-        may block forever under the model (format §4.4; reported as Liveness lines)."""
+        may block forever under the model (docs/litmus-format.md §13; reported as Liveness
+        lines)."""
         return self._entries("Liveness")
 
     @property

@@ -8,12 +8,12 @@ The features are the words of the cat pragma (gdrcheck.cat.loader.FEATURES):
 - ``PTX75``: what the PTX 7.5+ mixed-proxy model describes and PTX 6.0 does not: a
   virtual alias or a shared-memory / mbarrier declaration, a surface, texture or
   constant access, a proxy fence other than ``fence.proxy.async``, a TMA load or
-  store, a bulk-group commit, an mbarrier operation (litmus-format.md §3, §6.1);
+  store, a bulk-group commit, an mbarrier operation (docs/litmus-format.md §7, §6.1);
 - ``MULTIMEM``: a multicast object (``multicast M = ...``) or a ``multimem.*`` access
-  of one (litmus-format.md §6.2);
+  of one (docs/litmus-format.md §11);
 - ``GIN``: a ``gin.*`` call;
 - ``SHMEM``: a ``shmem.*`` call;
-- ``HOST``: host-initiated RDMA and kernel boundaries (litmus-format.md §6.3): an
+- ``HOST``: host-initiated RDMA and kernel boundaries (docs/litmus-format.md §12): an
   ``ibv.*``, ``cuda.*`` or ``stream.wait_value`` call.
 """
 

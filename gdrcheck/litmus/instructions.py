@@ -196,7 +196,7 @@ class ThreadContext:
     shared: frozenset[str] = frozenset()  # names declared 's : shared'
     mbarriers: frozenset[str] = frozenset()  # names declared 'mb : mbarrier N'
     multicasts: frozenset[str] = frozenset()  # names declared 'multicast M = ...'
-    host: bool = False  # a host (CPU) thread: 'P2@host,node 0' (litmus-format.md §6.3)
+    host: bool = False  # a host (CPU) thread: 'P2@host,node 0' (docs/litmus-format.md §12)
     launched: bool = False  # a GPU thread started by cuda.launch ('..., launched')
 
 
@@ -402,7 +402,7 @@ ATOM_OPS = ("add", "sub", "mul", "div", "and", "or", "xor", "exch", "cas", "inc"
             "min", "max")
 RED_OPS = tuple(op for op in ATOM_OPS if op not in ("exch", "cas"))
 LOCAL_OPS = ("add", "sub", "mul", "div", "and", "or", "xor")
-# multimem (litmus-format.md §6.2): the semantics and operations the format accepts
+# multimem (docs/litmus-format.md §11): the semantics and operations the format accepts
 MULTIMEM_ST_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "release")
 MULTIMEM_RED_SEMS: tuple[Sem, ...] = ("relaxed", "release")
 MULTIMEM_LD_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "acquire")
@@ -630,7 +630,7 @@ class _Builder:
         loc = self._proxy_loc(cell.operands[0], "surface")
         return PtxStore("weak", None, loc, _value(cell.operands[1]), cell.pos, proxy="surface")
 
-    # ---- mbarriers (litmus-format.md §6.1; PTX ISA mbarrier)
+    # ---- mbarriers (docs/litmus-format.md §7.3; PTX ISA mbarrier)
 
     def _mbar(self, op: Operand) -> LocRef:
         loc = _loc(op, "an mbarrier")
@@ -666,7 +666,7 @@ class _Builder:
         _fail(f"unknown instruction {cell.mnemonic!r} (expected mbarrier.arrive, "
               "mbarrier.arrive.expect_tx or mbarrier.wait)", cell.pos)
 
-    # ---- multimem (litmus-format.md §6.2; PTX ISA §9.7.9.14)
+    # ---- multimem (docs/litmus-format.md §11; PTX ISA §9.7.9.14)
 
     def _mc(self, op: Operand) -> LocRef:
         if op.kind != "name" or op.name not in self.ctx.multicasts:
@@ -1098,7 +1098,7 @@ _SHMEM_SHAPES = {
 
 
 # --------------------------------------------------------------------------
-# Host-initiated RDMA and kernel boundaries (litmus-format.md §6.3)
+# Host-initiated RDMA and kernel boundaries (docs/litmus-format.md §12)
 # --------------------------------------------------------------------------
 
 _HOST_BASES = ("ibv", "cuda", "stream")
@@ -1130,7 +1130,7 @@ def _thread_ref(op: Operand) -> int:
 
 
 def build_host_instr(builder: _Builder, cell: Cell, parts: list[str]) -> Instr:
-    """An ``ibv.*``, ``cuda.*`` or ``stream.*`` call (litmus-format.md §6.3)."""
+    """An ``ibv.*``, ``cuda.*`` or ``stream.*`` call (docs/litmus-format.md §12)."""
     call = ".".join(parts)
     usage = _HOST_CALLS.get(call)
     if usage is None:
@@ -1179,7 +1179,7 @@ def build_host_instr(builder: _Builder, cell: Cell, parts: list[str]) -> Instr:
 
 
 def check_host_threads(threads: Sequence[Thread]) -> None:
-    """The kernel boundaries of a test make sense (litmus-format.md §6.3): every
+    """The kernel boundaries of a test make sense (docs/litmus-format.md §12): every
     ``cuda.launch``/``cuda.sync`` names a thread declared ``launched``; every launched
     thread is launched exactly once, by a host thread with no branches; a sync follows
     the launch of its thread; ``stream.wait_value`` is its thread's first instruction."""

@@ -1,4 +1,4 @@
-"""Litmus text -> :class:`~gdrcheck.litmus.ast.Test` (litmus-format.md).
+"""Litmus text -> :class:`~gdrcheck.litmus.ast.Test` (docs/litmus-format.md).
 
 The file shape is split by hand: the header line, the doc string and the
 ``Key=Value`` metadata lines are read raw (a URL in a doc string or in
@@ -249,7 +249,7 @@ class _Parser:
             if text[i] == "{":
                 return tuple(docs), tuple(meta), i
             if text[i] == '"':
-                # any number of doc strings (litmus-format.md §1; Dat3M writes a
+                # any number of doc strings (docs/litmus-format.md §1; Dat3M writes a
                 # description, then a URL, ...)
                 end = text.find('"', i + 1)
                 if end < 0:
@@ -540,7 +540,7 @@ class _Parser:
         _fail(f"unknown declaration {kind!r} (expected signal, counter, host, shared or "
               "mbarrier)", token_pos(rhs))
 
-    # ---- multicast objects (litmus-format.md §6.2)
+    # ---- multicast objects (docs/litmus-format.md §11)
 
     def multicast_decl(self, tree: Tree) -> MulticastDecl:
         word, name = cast(Token, tree.children[0]), cast(Token, tree.children[1])

@@ -1,7 +1,7 @@
 """AST -> litmus text: ``parse_litmus(print_litmus(t)) == t``.
 
 The output follows the dialect's usual spelling (herd7 for X86, Dartagnan for
-PTX, litmus-format.md §4 for GIN), with the thread table's columns aligned.
+PTX, docs/litmus-format.md §8 for GIN), with the thread table's columns aligned.
 Every AST the parser produces round-trips; an AST it cannot produce (an
 ``And`` of one argument, a doc string containing '"', ...) may not.
 """
@@ -326,7 +326,7 @@ def _gin_instr(i: Instr) -> str:
     return _shmem(i)
 
 
-# Host-initiated RDMA and kernel boundaries (litmus-format.md §6.3)
+# Host-initiated RDMA and kernel boundaries (docs/litmus-format.md §12)
 
 HOST_INSTRS = (HostVerb, HostWaitCompletion, CudaLaunch, CudaSync, CudaFlushRdma,
                StreamWaitValue)

@@ -266,11 +266,12 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
                guards: Guards | None = None) -> Program:
     guards = guards or {}
     world = _world(test)
-    # shared memory (one copy per CTA of each rank) and mbarriers, litmus-format.md §6.1
+    # shared memory (one copy per CTA of each rank) and mbarriers, docs/litmus-format.md §7.3
     memory = ptx.Memory.of_gin(test)
     bound = multimem.bindings(test, world)
     b = ProgramBuilder()
-    host_state = host.HostState(world)  # host verbs and kernel boundaries (format §6.3)
+    # host verbs and kernel boundaries (docs/litmus-format.md §12)
+    host_state = host.HostState(world)
     init_regs: dict[int, dict[str, Expr]] = {}
     init_values: dict[str, int] = {}
     for item in test.init:

@@ -1,4 +1,4 @@
-"""Lowering of host-initiated RDMA and kernel boundaries (litmus-format.md §6.3).
+"""Lowering of host-initiated RDMA and kernel boundaries (docs/litmus-format.md §12).
 
 A host (CPU) thread posts InfiniBand verbs on its node's NIC and launches or waits for
 GPU threads; this is GPUDirect RDMA without GPU initiation (docs/lowering.md,

@@ -1,4 +1,4 @@
-"""Lowering of multimem accesses to NVLink SHARP multicast objects (litmus-format.md §6.2).
+"""Lowering of multimem accesses to NVLink SHARP multicast objects (docs/litmus-format.md §11).
 
 A multicast object ``M`` is bound to copies of one global location on the ranks of one
 node (``multicast M = inbox``: inbox on every rank of the test; ``multicast M = {x@0,

@@ -264,7 +264,7 @@ def step(
             yield st
         return
     elif isinstance(ins, A.PtxAsyncWait):
-        # litmus-format.md §6.1: the open group is committed before a wait; then every
+        # docs/litmus-format.md §7.3: the open group is committed before a wait; then every
         # committed group but the ins.groups most recent ones is complete
         # (PTX ISA cp.async.bulk.wait_group: the completed operations have read their
         # sources and written their destinations, the writes made visible to the

@@ -1,7 +1,9 @@
 """Validation against herd7's and Dartagnan's published verdicts.
 
-The peer suites live outside the project (../shared/peers); they are read in
-place, never copied. Where they are absent the tests skip, saying why.
+The peer suites live outside the project, in the folder that the environment variable
+GDRCHECK_PEERS names (docs/peer-differences.md says what they are and where they come
+from); they are read in place, never copied. Where they are absent the tests skip,
+saying why.
 """
 
 from __future__ import annotations
@@ -10,15 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from gdrcheck.analysis.validate import KNOWN_DIFFERENCES, summarize, validate_folder
-
-PEERS = Path(__file__).resolve().parents[2].parent / "shared" / "peers"
+from gdrcheck.analysis.validate import (
+    KNOWN_DIFFERENCES,
+    peer_suite,
+    summarize,
+    validate_folder,
+)
 
 
 def _folder(name: str) -> Path:
-    folder = PEERS / name
-    if not folder.is_dir():
-        pytest.skip(f"peer suite {folder} is not present on this machine")
+    folder = peer_suite(name)
+    if folder is None:
+        pytest.skip(f"peer suite {name} is not present (GDRCHECK_PEERS names the folder of "
+                    "the peer suites: docs/peer-differences.md)")
     return folder
 
 

@@ -63,8 +63,8 @@ def test_ptx_cycles_and_scopes() -> None:
     assert check_test(parse_litmus(cta, "g"), "ptx").verdict == "Allowed"
 
 
-# expected verdicts: those of the library's scenario of the same shape (gin-semantics
-# §5.1, cited in litmus/gin/*.litmus)
+# expected verdicts: those of the library's scenario of the same shape (docs/gin-library.md,
+# "The scenarios", cited in litmus/gin/*.litmus)
 @pytest.mark.parametrize("cycle,api,gdaki,acked", [
     ("PutSigdWW Rfe PodRR Fre", "Forbidden", "Forbidden", "Forbidden"),    # #4b, R-GIN-3
     ("PutSSigdWW Rfe PodRR Fre", "Forbidden", "Forbidden", "Forbidden"),   # #1, R-GIN-2

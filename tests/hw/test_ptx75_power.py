@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from gdrcheck.analysis.validate import peer_suite
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.hw.codegen import generate
 from gdrcheck.hw.run import Config, _coprime, _histogram
@@ -19,7 +20,7 @@ from hw.nvcc import compile_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 PTX75 = sorted((ROOT / "litmus" / "ptx75").glob("*.litmus"))
-DAT3M = Path("/work/shared/peers/dat3m-ptx75")
+DAT3M = peer_suite("dat3m-ptx75")  # GDRCHECK_PEERS (docs/peer-differences.md)
 
 
 def _src(name: str) -> str:
@@ -131,7 +132,7 @@ def test_config_label_names_every_parameter() -> None:
 
 def _fitting() -> list[Path]:
     paths = list(PTX75)
-    if DAT3M.exists():
+    if DAT3M is not None:
         paths += sorted(DAT3M.rglob("*.litmus"))
     return paths
 

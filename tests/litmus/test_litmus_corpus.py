@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gdrcheck.analysis.validate import peers_dir
 from gdrcheck.litmus import load_litmus, parse_litmus, print_litmus
 from gdrcheck.litmus.ast import (
     Cmp,
@@ -31,7 +32,8 @@ from gdrcheck.litmus.ast import (
 )
 from gdrcheck.litmus.ast import Test as LitmusTest
 
-PEERS = Path(__file__).resolve().parents[2].parent / "shared" / "peers"
+# the peers' suites, where GDRCHECK_PEERS names their folder (docs/peer-differences.md)
+PEERS = peers_dir() or Path("GDRCHECK_PEERS-is-not-set")
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 
 
@@ -42,7 +44,8 @@ def _litmus_files(folder: Path) -> list[Path]:
 def _params(folder: Path, base: Path) -> list[object]:
     files = _litmus_files(folder)
     if not files:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"{folder} is absent or empty"))]
+        return [pytest.param(None, marks=pytest.mark.skip(
+            reason=f"{folder} is absent or empty (GDRCHECK_PEERS names the peer suites)"))]
     return [pytest.param(f, id=str(f.relative_to(base))) for f in files]
 
 
@@ -75,7 +78,7 @@ def test_example_parses_and_round_trips(path: Path) -> None:
 
 
 def test_mp_put_strongsig_ast() -> None:
-    """The example of litmus-format.md §5, node by node."""
+    """The example of docs/litmus-format.md §1, node by node."""
     test = load_litmus(EXAMPLES / "MP+put+strongsig.litmus")
     assert test == LitmusTest(
         arch="GIN",
@@ -120,7 +123,7 @@ def test_gin_all_forms_content() -> None:
 def test_dartagnan_register_init_and_branches() -> None:
     path = PEERS / "dat3m-ptx" / "Manual" / "SL-cas-plus.litmus"
     if not path.is_file():
-        pytest.skip(f"{path} is absent")
+        pytest.skip(f"{path} is absent (GDRCHECK_PEERS names the peer suites)")
     test = load_litmus(path)
     assert test.doc is not None and test.doc.endswith("2694344.2694391")
     assert test.threads[0].instrs[0] == PtxStore("weak", None, LocRef("x"), Const(1))

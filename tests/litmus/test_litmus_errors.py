@@ -208,7 +208,7 @@ CASES = [
     ("PTX\n{ }\n", "1:4", "missing test name after 'PTX'"),
     ("PTX A B\n{ }\n", "1:7", "unexpected 'B' after the test name"),
     ('PTX T\n"never closed\n{ }\n', "2:1", "doc string is never closed: expected '\"'"),
-    # any number of doc strings (litmus-format.md §1): the second one is never closed
+    # any number of doc strings (docs/litmus-format.md §1): the second one is never closed
     ('PTX T\n"a"\n"b\n{ }\n', "3:1", "doc string is never closed: expected '\"'"),
     ("PTX T\n(* never closed\n{ }\n", "2:1", "comment '(*' is never closed: expected '*)'"),
     ("PTX T\n{ x = 0; } (* (* nested *)\n", "2:12",

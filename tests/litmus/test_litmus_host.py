@@ -1,4 +1,4 @@
-"""Host-initiated RDMA and kernel boundaries (litmus-format.md §6.3): parsing, printing,
+"""Host-initiated RDMA and kernel boundaries (docs/litmus-format.md §12): parsing, printing,
 features, and the input rules of docs/input-rules.md."""
 
 from __future__ import annotations

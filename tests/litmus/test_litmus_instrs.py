@@ -211,7 +211,7 @@ def test_gin_lsa_locations() -> None:
 
 
 # --------------------------------------------------------------------------
-# GIN device calls (litmus-format.md §4.2)
+# GIN device calls (docs/litmus-format.md §9)
 # --------------------------------------------------------------------------
 
 
@@ -272,7 +272,7 @@ def test_gin_call(cell: str, expected: Instr) -> None:
 
 
 # --------------------------------------------------------------------------
-# NVSHMEM device calls (litmus-format.md §4.3)
+# NVSHMEM device calls (docs/litmus-format.md §10)
 # --------------------------------------------------------------------------
 
 SHMEM_CASES = [

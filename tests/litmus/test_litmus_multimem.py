@@ -1,4 +1,4 @@
-"""The multimem syntax (litmus-format.md §6.2): multicast declarations, multimem.st /
+"""The multimem syntax (docs/litmus-format.md §11): multicast declarations, multimem.st /
 multimem.red / multimem.ld_reduce, parsing, round trip, the MULTIMEM feature and the
 file:line:col errors."""
 

@@ -1,6 +1,6 @@
 """The PTX 7.5+ syntax: doc strings, virtual aliases, surface/texture/constant
 accesses, proxy fences (Dartagnan's PTX 7.5 tests), shared memory, mbarriers and TMA
-copies (litmus-format.md §6.1): parsing, round trip, and file:line:col errors."""
+copies (docs/litmus-format.md §7.3): parsing, round trip, and file:line:col errors."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from gdrcheck.analysis.validate import peer_suite
 from gdrcheck.errors import LitmusError, Pos
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import parse_litmus
 from gdrcheck.litmus.features import test_features
 from gdrcheck.litmus.printer import print_litmus
-
-PEERS = Path(__file__).resolve().parents[2].parent / "shared" / "peers"
 
 FULL = """PTX T1
 "first"
@@ -98,9 +97,10 @@ def test_a_ptx60_test_needs_no_ptx75() -> None:
 
 
 def _peer_files(name: str) -> list[Path]:
-    folder = PEERS / name
-    if not folder.is_dir():
-        pytest.skip(f"peer suite {folder} is not present on this machine")
+    folder = peer_suite(name)
+    if folder is None:
+        pytest.skip(f"peer suite {name} is not present (GDRCHECK_PEERS names the folder of "
+                    "the peer suites: docs/peer-differences.md)")
     return sorted(folder.rglob("*.litmus"))
 
 

@@ -272,7 +272,7 @@ def test_a_put_into_a_signal_word_is_undefined(model: str) -> None:
 
 
 # --------------------------------------------------------------------------
-# TMA copies, mbarriers and shared memory in GIN tests (litmus-format.md §6.1; issue 14
+# TMA copies, mbarriers and shared memory in GIN tests (docs/litmus-format.md §7.3; issue 14
 # item 4): the PTX lowering (lower/ptx.py) with each rank's CTAs holding their own copies
 # --------------------------------------------------------------------------
 
