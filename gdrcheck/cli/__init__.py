@@ -16,6 +16,8 @@ import importlib
 
 import click
 
+from gdrcheck import __version__
+
 __all__ = ["main", "COMMANDS"]
 
 COMMANDS: dict[str, str] = {
@@ -51,6 +53,6 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="gdrcheck")
+@click.version_option(__version__, prog_name="gdrcheck")
 def main() -> None:
     """gdrcheck: herd7-style checking of litmus tests for GPUs, NICs and x86."""
