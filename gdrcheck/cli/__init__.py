@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "hw": "gdrcheck.cli.hw",
     "verdicts": "gdrcheck.cli.verdicts",
     "validate": "gdrcheck.cli.validate",
+    "lint": "gdrcheck.cli.lint",
 }
 """Command name -> the module that defines it (a click command of the same name)."""
 
