@@ -6,10 +6,11 @@ Produced by :mod:`gdrcheck.cat.parser`, interpreted by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from gdrcheck.errors import NOPOS, Pos
+from gdrcheck.nodes import node
 
 
 def _pos() -> Pos:
@@ -21,7 +22,7 @@ def _pos() -> Pos:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class Var:
     """A name: a built-in set/relation (W, po, rf, ...) or a let-bound one."""
 
@@ -29,14 +30,14 @@ class Var:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Empty:
     """``0`` (the empty relation) or ``{}`` (the empty set)."""
 
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Binary:
     """``l | r``, ``l & r``, ``l \\ r``, ``l ; r``, ``l * r`` (cartesian product of sets),
     ``l ++ r`` (set add; treated as union)."""
@@ -47,7 +48,7 @@ class Binary:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Unary:
     """Postfix ``r+``, ``r*``, ``r?``, ``r^-1``; prefix ``~r`` (complement)."""
 
@@ -56,7 +57,7 @@ class Unary:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Bracket:
     """``[S]``: the identity relation on the set S."""
 
@@ -64,7 +65,7 @@ class Bracket:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class App:
     """Function application: ``domain(r)``, ``range(r)``, ``fencerel(S)``,
     or a user function ``let f(x) = ...``."""
@@ -82,7 +83,7 @@ Expr = Var | Empty | Binary | Unary | Bracket | App
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class VName:
     """A variant tag: ``"pcie-ro"`` (quotes optional)."""
 
@@ -90,18 +91,18 @@ class VName:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class VNot:
     arg: VCond
 
 
-@dataclass(frozen=True)
+@node
 class VAnd:
     left: VCond
     right: VCond
 
 
-@dataclass(frozen=True)
+@node
 class VOr:
     left: VCond
     right: VCond
@@ -115,7 +116,7 @@ VCond = VName | VNot | VAnd | VOr
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class Binding:
     """``name = expr`` or ``name(p1, p2) = expr`` (a function)."""
 
@@ -125,7 +126,7 @@ class Binding:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Let:
     """``let a = e and b = e'`` (simultaneous, non-recursive)."""
 
@@ -133,7 +134,7 @@ class Let:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class LetRec:
     """``let rec a = e and b = e'``: the least fixpoint."""
 
@@ -144,7 +145,7 @@ class LetRec:
 CheckKind = Literal["acyclic", "irreflexive", "empty"]
 
 
-@dataclass(frozen=True)
+@node
 class Check:
     """``{flag} {~}acyclic|irreflexive|empty e {as name}``.
 
@@ -161,7 +162,7 @@ class Check:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Include:
     """``include "file.cat"``."""
 
@@ -169,7 +170,7 @@ class Include:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class IfVariant:
     """``if variant "a" then ... {else ...} end`` (also ``if "a" ...``)."""
 
@@ -179,7 +180,7 @@ class IfVariant:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Show:
     """``show e as name`` / ``show a, b`` / ``unshow a, b``: drawing hints only."""
 
@@ -189,7 +190,7 @@ class Show:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class VariantDecl:
     """``(* @variant NAME default=on|off: description *)`` comments are not
     statements; variants are declared by a ``variant`` instruction:
@@ -204,7 +205,7 @@ class VariantDecl:
 Stmt = Let | LetRec | Check | Include | IfVariant | Show | VariantDecl
 
 
-@dataclass(frozen=True)
+@node
 class Model:
     """A parsed ``.cat`` file (includes not yet expanded)."""
 

@@ -3,17 +3,19 @@
 One AST serves the three dialects (X86, PTX, GIN). Instruction nodes are
 dialect-specific; everything else (metadata, init, conditions) is shared.
 Every node that can be wrong carries a :class:`Pos` for error messages.
-All nodes are frozen dataclasses, so two parses of one text compare equal
+All nodes are frozen dataclasses (:func:`gdrcheck.nodes.node`, ``@dataclass(frozen=True)``
+quicker to create), so two parses of one text compare equal
 (``pos`` fields are excluded from comparison).
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Literal
 
 from gdrcheck.errors import NOPOS, Pos
+from gdrcheck.nodes import node
 
 
 def _pos() -> Pos:
@@ -25,13 +27,13 @@ def _pos() -> Pos:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class Const:
     value: int
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Reg:
     """A thread-local register (``EAX``, ``r1``)."""
 
@@ -39,7 +41,7 @@ class Reg:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class LocRef:
     """A memory location: ``x`` (this rank's x) or ``x@k`` (rank k's x, GIN)."""
 
@@ -59,7 +61,7 @@ Value = Const | Reg
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class X86Mem:
     """``[x]``: a memory operand."""
 
@@ -70,7 +72,7 @@ class X86Mem:
 X86Operand = Const | Reg | X86Mem
 
 
-@dataclass(frozen=True)
+@node
 class X86Mov:
     """``MOV dst,src``: a load (reg <- mem), store (mem <- reg/imm) or move."""
 
@@ -79,12 +81,12 @@ class X86Mov:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class X86Mfence:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class X86Xchg:
     """``XCHG a,b``: with a memory operand, a locked read-modify-write."""
 
@@ -93,7 +95,7 @@ class X86Xchg:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class X86Locked:
     """``LOCK ADD [x],v`` / ``LOCK XADD [x],r`` / ``LOCK CMPXCHG [x],r`` /
     ``LOCK INC [x]`` / ``LOCK DEC [x]``: atomic read-modify-writes.
@@ -123,7 +125,7 @@ Proxy = Literal["generic", "surface", "texture", "constant"]
 """The proxy of a memory instruction (PTX ISA §8.6; Dartagnan's PTX 7.5 tests)."""
 
 
-@dataclass(frozen=True)
+@node
 class PtxLoad:
     """``ld{.sem}{.scope} r, x``; ``ld r, v`` (no sem) is a register move.
 
@@ -138,7 +140,7 @@ class PtxLoad:
     proxy: Proxy = "generic"
 
 
-@dataclass(frozen=True)
+@node
 class PtxStore:
     """``st{.sem}{.scope} x, v``."""
 
@@ -150,7 +152,7 @@ class PtxStore:
     proxy: Proxy = "generic"  # sust: the surface proxy
 
 
-@dataclass(frozen=True)
+@node
 class PtxAtom:
     """``atom.sem.scope.op r, x, v{, v2}``; op in add/sub/.../exch/cas.
 
@@ -166,7 +168,7 @@ class PtxAtom:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxRed:
     """``red.sem.scope.op x, v``: an atomic update with no result."""
 
@@ -178,7 +180,7 @@ class PtxRed:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxAsyncStore:
     """``cp.async.bulk x, v``: a bulk (TMA) copy into global ``x`` of a shared-memory
     buffer holding ``v``, performed by the async proxy (PTX ISA §8.9.1.1). A litmus
@@ -189,7 +191,7 @@ class PtxAsyncStore:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxAsyncWait:
     """``cp.async.bulk.wait_group N``: wait until the thread's bulk copies are complete;
     ``cp.async.bulk.wait_group.read N``: only until they have read their sources."""
@@ -199,7 +201,7 @@ class PtxAsyncWait:
     read: bool = False
 
 
-@dataclass(frozen=True)
+@node
 class PtxBulkLoad:
     """``cp.async.bulk s, x, mb``: a TMA load of global ``x`` into shared ``s``,
     performed by the async proxy and completing one transaction on mbarrier ``mb``
@@ -212,7 +214,7 @@ class PtxBulkLoad:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxBulkStore:
     """``cp.async.bulk x, s``: a TMA store of shared ``s`` into global ``x`` by the
     async proxy, completed through bulk groups (``cp.async.bulk.global.shared::cta.
@@ -223,14 +225,14 @@ class PtxBulkStore:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxBulkCommit:
     """``cp.async.bulk.commit_group``: close the thread's current bulk group."""
 
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxMbarArrive:
     """``mbarrier.arrive{.expect_tx}{.release|.relaxed}{.cta} mb{, N}``: arrive on
     ``mb`` (after raising the phase's expected transactions by ``expect_tx``)."""
@@ -241,7 +243,7 @@ class PtxMbarArrive:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxMbarWait:
     """``mbarrier.wait{.acquire|.relaxed}{.cta} mb``: block until the current phase of
     ``mb`` completes (the thread's k-th wait on ``mb`` waits for phase k)."""
@@ -251,7 +253,7 @@ class PtxMbarWait:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxFence:
     """``fence.sc.gpu``, ``fence.acq_rel.cta``, ``membar.gl`` (== fence.sc.gpu),
     ``fence.proxy.async`` (kind="proxy.async", scope None)."""
@@ -261,7 +263,7 @@ class PtxFence:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class PtxBarrier:
     """``bar.cta.sync a{, b{, c}}``, ``bar.cta.arrive a{, b}``, ``barrier.cta.*``,
     ``bar.sync`` (CTA is implied).
@@ -275,7 +277,7 @@ class PtxBarrier:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class LocalOp:
     """Register arithmetic: ``add r1, r2, 1`` (op in add/sub/mul/div/and/or/xor/mov)."""
 
@@ -285,13 +287,13 @@ class LocalOp:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Label:
     name: str
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Branch:
     """``beq a, b, LC01`` (cond in eq/ne/lt/le/gt/ge)."""
 
@@ -302,7 +304,7 @@ class Branch:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class Goto:
     target: str
     pos: Pos = _pos()
@@ -315,7 +317,7 @@ class Goto:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class MultimemStore:
     """``multimem.st{.weak|.relaxed|.release}{.scope} M, v``: one store to each copy."""
 
@@ -326,7 +328,7 @@ class MultimemStore:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class MultimemRed:
     """``multimem.red{.relaxed|.release}{.scope}.add M, v``: one atomic add on each copy
     (PTX ISA: .relaxed and .sys by default)."""
@@ -339,7 +341,7 @@ class MultimemRed:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class MultimemLdReduce:
     """``multimem.ld_reduce{.weak|.relaxed|.acquire}{.scope}.{add|min|max} r, M``: reads
     each copy; ``r`` is the reduction of the values read."""
@@ -367,7 +369,7 @@ PtxInstr = (
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class SignalSpec:
     """A remote action bundled with a put or given to ``gin.signal``.
 
@@ -382,7 +384,7 @@ class SignalSpec:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinOptions:
     """Keyword options of put / put_value / signal."""
 
@@ -391,7 +393,7 @@ class GinOptions:
     aggregate: bool = False
 
 
-@dataclass(frozen=True)
+@node
 class GinPut:
     """``gin.put c0, x@1, buf{, sig=..|wsig=..|vsig=..}{, ctr=C}{, opts}``;
     ``gin.put_value c0, x@1, 7`` has ``src`` a Const."""
@@ -405,7 +407,7 @@ class GinPut:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinSignal:
     """``gin.signal c0, S@1{+k}{, weak|va}{, opts}``."""
 
@@ -415,13 +417,13 @@ class GinSignal:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinFlush:
     ctx: str
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinFlushAsync:
     """``gin.flush_async c0, rq``: ncclGin::flushAsync (NCCL 2.30.3+), a flush whose
     completion is the request ``rq``."""
@@ -431,7 +433,7 @@ class GinFlushAsync:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinWaitRequest:
     """``gin.wait rq``: ncclGin::wait(request), block until ``rq`` completes."""
 
@@ -439,7 +441,7 @@ class GinWaitRequest:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinGet:
     """``gin.get c0, buf, x@1``: read x@1 into local buf."""
 
@@ -449,7 +451,7 @@ class GinGet:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinWait:
     """``gin.wait_signal S, 1`` / ``gin.wait_counter C, 1`` (blocks until >= value)."""
 
@@ -460,7 +462,7 @@ class GinWait:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinRead:
     """``gin.read_signal{.relaxed} r0, S`` / ``gin.read_counter r0, C``."""
 
@@ -472,7 +474,7 @@ class GinRead:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinReset:
     """``gin.reset_signal S`` / ``gin.reset_counter C``."""
 
@@ -481,7 +483,7 @@ class GinReset:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class GinBarrier:
     """``gin.barrier c0, put|get|none{, all}``."""
 
@@ -491,7 +493,7 @@ class GinBarrier:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class ShmemCall:
     """An NVSHMEM device call (litmus-format.md §4.3).
 
@@ -523,7 +525,7 @@ GinInstr = (
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class HostVerb:
     """``ibv.write q0, x@1, buf`` / ``ibv.write_imm q0, x@1, buf`` (RDMA WRITE, with
     immediate data: it completes a receive at the target) / ``ibv.atomic_add q0, f@1, 1``
@@ -537,7 +539,7 @@ class HostVerb:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class HostWaitCompletion:
     """``ibv.wait_send q0`` (every earlier WR of this thread on q0 has its send CQE) /
     ``ibv.wait_recv q0`` (one more write_imm on q0 toward this node has arrived)."""
@@ -547,7 +549,7 @@ class HostWaitCompletion:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class CudaLaunch:
     """``cuda.launch P1``: start the ``launched`` GPU thread P1 (a kernel boundary)."""
 
@@ -555,7 +557,7 @@ class CudaLaunch:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class CudaSync:
     """``cuda.sync P1``: block until P1 has finished (cudaStreamSynchronize)."""
 
@@ -563,14 +565,14 @@ class CudaSync:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class CudaFlushRdma:
     """``cuda.flush_rdma``: cuFlushGPUDirectRDMAWrites."""
 
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class StreamWaitValue:
     """``stream.wait_value f, >=, 1{, flush}``: before the first instruction of a
     ``launched`` thread, the GPU's front end waits for ``f`` (cuStreamWaitValue32), with
@@ -593,7 +595,7 @@ Instr = X86Instr | PtxInstr | GinInstr | HostInstr
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class Placement:
     """``P0@cta 0,gpu 0`` (PTX), ``P0@cta 0,gpu 1,node 0`` (GIN), ``P3@host,node 0``,
     ``P1@cta 0,gpu 1,node 1,launched`` (started by a host's ``cuda.launch``, §6.3)."""
@@ -605,7 +607,7 @@ class Placement:
     launched: bool = False  # a GPU thread started by a host's cuda.launch (§6.3)
 
 
-@dataclass(frozen=True)
+@node
 class Thread:
     index: int  # the N of PN (or column index when the header is a bare PN)
     placement: Placement
@@ -622,7 +624,7 @@ class Thread:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class InitLoc:
     """``x = 1;`` / ``int x = 1;`` / ``x@1 = 5;`` / ``[x] = 1``."""
 
@@ -631,7 +633,7 @@ class InitLoc:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class InitReg:
     """``0:EAX = 1;`` / ``P1:r1 = 0;`` ; value is an int or a location (address)."""
 
@@ -641,7 +643,7 @@ class InitReg:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class SignalDecl:
     """``S : signal;``"""
 
@@ -649,7 +651,7 @@ class SignalDecl:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class CounterDecl:
     """``C : counter;``"""
 
@@ -657,7 +659,7 @@ class CounterDecl:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class HostDecl:
     """``h : host = 0;``"""
 
@@ -666,7 +668,7 @@ class HostDecl:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class WindowDecl:
     """``window W strict = {f, g};``"""
 
@@ -676,7 +678,7 @@ class WindowDecl:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class AliasDecl:
     """``y @ generic aliases x;`` (a second virtual address of x's memory location:
     PTX ISA §8.2.2) or ``s @ surface aliases x;`` / ``texture`` / ``constant`` (a
@@ -689,7 +691,7 @@ class AliasDecl:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class SharedDecl:
     """``s : shared = 0;``: a word of shared memory; every CTA has its own copy."""
 
@@ -698,7 +700,7 @@ class SharedDecl:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class MbarrierDecl:
     """``mb : mbarrier 2;``: an mbarrier in each CTA's shared memory expecting
     ``count`` arrivals per phase."""
@@ -708,7 +710,7 @@ class MbarrierDecl:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class MulticastDecl:
     """``multicast M = inbox;`` (``target``: M is bound to inbox on every rank of the
     node) or ``multicast M = {x@0, x@2};`` (``copies``: the listed copies, one node)."""
@@ -730,7 +732,7 @@ InitItem = (
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class RegTerm:
     """``0:EAX`` / ``P1:r0``."""
 
@@ -742,7 +744,7 @@ class RegTerm:
         return f"{self.thread}:{self.reg}"
 
 
-@dataclass(frozen=True)
+@node
 class LocTerm:
     """``x``, ``[x]``, ``x@1``."""
 
@@ -753,7 +755,7 @@ class LocTerm:
         return str(self.loc)
 
 
-@dataclass(frozen=True)
+@node
 class ConstTerm:
     value: int
     pos: Pos = _pos()
@@ -765,7 +767,7 @@ class ConstTerm:
 Term = RegTerm | LocTerm | ConstTerm
 
 
-@dataclass(frozen=True)
+@node
 class Cmp:
     """``lhs = rhs`` / ``lhs == rhs`` (op "=") or ``lhs != rhs`` (op "!=")."""
 
@@ -775,22 +777,22 @@ class Cmp:
     pos: Pos = _pos()
 
 
-@dataclass(frozen=True)
+@node
 class And:
     args: tuple[Prop, ...]
 
 
-@dataclass(frozen=True)
+@node
 class Or:
     args: tuple[Prop, ...]
 
 
-@dataclass(frozen=True)
+@node
 class Not:
     arg: Prop
 
 
-@dataclass(frozen=True)
+@node
 class BoolConst:
     """``true`` / ``false``."""
 
@@ -802,7 +804,7 @@ Prop = Cmp | And | Or | Not | BoolConst
 Quantifier = Literal["exists", "~exists", "forall"]
 
 
-@dataclass(frozen=True)
+@node
 class Condition:
     quantifier: Quantifier
     prop: Prop
@@ -814,7 +816,7 @@ class Condition:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@node
 class Meta:
     """A ``Key=Value`` metadata line."""
 
@@ -837,7 +839,7 @@ class Meta:
         return out
 
 
-@dataclass(frozen=True)
+@node
 class Expectation:
     """One entry of ``Expect=``: ``model{+variant}*:Verdict``."""
 
@@ -850,7 +852,7 @@ class Expectation:
 Arch = Literal["X86", "PTX", "GIN"]
 
 
-@dataclass(frozen=True)
+@node
 class Test:
     arch: Arch
     name: str
