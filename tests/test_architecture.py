@@ -19,9 +19,8 @@ LAYERS: dict[str, set[str]] = {
     "errors": set(),
     "grammar_cache": set(),
     "lazy": set(),
-    "nodes": set(),
-    "litmus": {"errors", "grammar_cache", "nodes"},
-    "cat": {"errors", "grammar_cache", "lazy", "nodes"},
+    "litmus": {"errors", "grammar_cache"},
+    "cat": {"errors", "grammar_cache", "lazy"},
     "lower": {"errors", "litmus"},
     "engine": {"errors", "lazy", "litmus", "cat", "lower"},
     "analysis": {"errors", "litmus", "cat", "lower", "engine"},
@@ -44,7 +43,7 @@ LAYERS: dict[str, set[str]] = {
 }
 """Package (or top-level module) -> the packages it may import."""
 
-QUIET = ("grammar_cache", "lazy", "nodes", "litmus", "cat", "lower", "engine", "analysis", "gen")
+QUIET = ("grammar_cache", "lazy", "litmus", "cat", "lower", "engine", "analysis", "gen")
 """Layers that print nothing and know no command line."""
 
 

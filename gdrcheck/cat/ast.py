@@ -6,11 +6,10 @@ Produced by :mod:`gdrcheck.cat.parser`, interpreted by
 
 from __future__ import annotations
 
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
 
 from gdrcheck.errors import NOPOS, Pos
-from gdrcheck.nodes import node
 
 
 def _pos() -> Pos:
@@ -22,7 +21,7 @@ def _pos() -> Pos:
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class Var:
     """A name: a built-in set/relation (W, po, rf, ...) or a let-bound one."""
 
@@ -30,14 +29,14 @@ class Var:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Empty:
     """``0`` (the empty relation) or ``{}`` (the empty set)."""
 
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Binary:
     """``l | r``, ``l & r``, ``l \\ r``, ``l ; r``, ``l * r`` (cartesian product of sets),
     ``l ++ r`` (set add; treated as union)."""
@@ -48,7 +47,7 @@ class Binary:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Unary:
     """Postfix ``r+``, ``r*``, ``r?``, ``r^-1``; prefix ``~r`` (complement)."""
 
@@ -57,7 +56,7 @@ class Unary:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Bracket:
     """``[S]``: the identity relation on the set S."""
 
@@ -65,7 +64,7 @@ class Bracket:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class App:
     """Function application: ``domain(r)``, ``range(r)``, ``fencerel(S)``,
     or a user function ``let f(x) = ...``."""
@@ -83,7 +82,7 @@ Expr = Var | Empty | Binary | Unary | Bracket | App
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class VName:
     """A variant tag: ``"pcie-ro"`` (quotes optional)."""
 
@@ -91,18 +90,18 @@ class VName:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class VNot:
     arg: VCond
 
 
-@node
+@dataclass(frozen=True)
 class VAnd:
     left: VCond
     right: VCond
 
 
-@node
+@dataclass(frozen=True)
 class VOr:
     left: VCond
     right: VCond
@@ -116,7 +115,7 @@ VCond = VName | VNot | VAnd | VOr
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class Binding:
     """``name = expr`` or ``name(p1, p2) = expr`` (a function)."""
 
@@ -126,7 +125,7 @@ class Binding:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Let:
     """``let a = e and b = e'`` (simultaneous, non-recursive)."""
 
@@ -134,7 +133,7 @@ class Let:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class LetRec:
     """``let rec a = e and b = e'``: the least fixpoint."""
 
@@ -145,7 +144,7 @@ class LetRec:
 CheckKind = Literal["acyclic", "irreflexive", "empty"]
 
 
-@node
+@dataclass(frozen=True)
 class Check:
     """``{flag} {~}acyclic|irreflexive|empty e {as name}``.
 
@@ -162,7 +161,7 @@ class Check:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Include:
     """``include "file.cat"``."""
 
@@ -170,7 +169,7 @@ class Include:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class IfVariant:
     """``if variant "a" then ... {else ...} end`` (also ``if "a" ...``)."""
 
@@ -180,7 +179,7 @@ class IfVariant:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Show:
     """``show e as name`` / ``show a, b`` / ``unshow a, b``: drawing hints only."""
 
@@ -190,7 +189,7 @@ class Show:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class VariantDecl:
     """``(* @variant NAME default=on|off: description *)`` comments are not
     statements; variants are declared by a ``variant`` instruction:
@@ -205,7 +204,7 @@ class VariantDecl:
 Stmt = Let | LetRec | Check | Include | IfVariant | Show | VariantDecl
 
 
-@node
+@dataclass(frozen=True)
 class Model:
     """A parsed ``.cat`` file (includes not yet expanded)."""
 

@@ -3,19 +3,17 @@
 One AST serves the three dialects (X86, PTX, GIN). Instruction nodes are
 dialect-specific; everything else (metadata, init, conditions) is shared.
 Every node that can be wrong carries a :class:`Pos` for error messages.
-All nodes are frozen dataclasses (:func:`gdrcheck.nodes.node`, ``@dataclass(frozen=True)``
-quicker to create), so two parses of one text compare equal
+All nodes are frozen dataclasses, so two parses of one text compare equal
 (``pos`` fields are excluded from comparison).
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import field, fields
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from gdrcheck.errors import NOPOS, Pos
-from gdrcheck.nodes import node
 
 
 def _pos() -> Pos:
@@ -27,13 +25,13 @@ def _pos() -> Pos:
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class Const:
     value: int
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Reg:
     """A thread-local register (``EAX``, ``r1``)."""
 
@@ -41,7 +39,7 @@ class Reg:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class LocRef:
     """A memory location: ``x`` (this rank's x) or ``x@k`` (rank k's x, GIN)."""
 
@@ -61,7 +59,7 @@ Value = Const | Reg
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class X86Mem:
     """``[x]``: a memory operand."""
 
@@ -72,7 +70,7 @@ class X86Mem:
 X86Operand = Const | Reg | X86Mem
 
 
-@node
+@dataclass(frozen=True)
 class X86Mov:
     """``MOV dst,src``: a load (reg <- mem), store (mem <- reg/imm) or move."""
 
@@ -81,12 +79,12 @@ class X86Mov:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class X86Mfence:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class X86Xchg:
     """``XCHG a,b``: with a memory operand, a locked read-modify-write."""
 
@@ -95,7 +93,7 @@ class X86Xchg:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class X86Locked:
     """``LOCK ADD [x],v`` / ``LOCK XADD [x],r`` / ``LOCK CMPXCHG [x],r`` /
     ``LOCK INC [x]`` / ``LOCK DEC [x]``: atomic read-modify-writes.
@@ -125,7 +123,7 @@ Proxy = Literal["generic", "surface", "texture", "constant"]
 """The proxy of a memory instruction (PTX ISA §8.6; Dartagnan's PTX 7.5 tests)."""
 
 
-@node
+@dataclass(frozen=True)
 class PtxLoad:
     """``ld{.sem}{.scope} r, x``; ``ld r, v`` (no sem) is a register move.
 
@@ -140,7 +138,7 @@ class PtxLoad:
     proxy: Proxy = "generic"
 
 
-@node
+@dataclass(frozen=True)
 class PtxStore:
     """``st{.sem}{.scope} x, v``."""
 
@@ -152,7 +150,7 @@ class PtxStore:
     proxy: Proxy = "generic"  # sust: the surface proxy
 
 
-@node
+@dataclass(frozen=True)
 class PtxAtom:
     """``atom.sem.scope.op r, x, v{, v2}``; op in add/sub/.../exch/cas.
 
@@ -168,7 +166,7 @@ class PtxAtom:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxRed:
     """``red.sem.scope.op x, v``: an atomic update with no result."""
 
@@ -180,7 +178,7 @@ class PtxRed:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxAsyncStore:
     """``cp.async.bulk x, v``: a bulk (TMA) copy into global ``x`` of a shared-memory
     buffer holding ``v``, performed by the async proxy (PTX ISA §8.9.1.1). A litmus
@@ -191,7 +189,7 @@ class PtxAsyncStore:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxAsyncWait:
     """``cp.async.bulk.wait_group N``: wait until the thread's bulk copies are complete;
     ``cp.async.bulk.wait_group.read N``: only until they have read their sources."""
@@ -201,7 +199,7 @@ class PtxAsyncWait:
     read: bool = False
 
 
-@node
+@dataclass(frozen=True)
 class PtxBulkLoad:
     """``cp.async.bulk s, x, mb``: a TMA load of global ``x`` into shared ``s``,
     performed by the async proxy and completing one transaction on mbarrier ``mb``
@@ -214,7 +212,7 @@ class PtxBulkLoad:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxBulkStore:
     """``cp.async.bulk x, s``: a TMA store of shared ``s`` into global ``x`` by the
     async proxy, completed through bulk groups (``cp.async.bulk.global.shared::cta.
@@ -225,14 +223,14 @@ class PtxBulkStore:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxBulkCommit:
     """``cp.async.bulk.commit_group``: close the thread's current bulk group."""
 
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxMbarArrive:
     """``mbarrier.arrive{.expect_tx}{.release|.relaxed}{.cta} mb{, N}``: arrive on
     ``mb`` (after raising the phase's expected transactions by ``expect_tx``)."""
@@ -243,7 +241,7 @@ class PtxMbarArrive:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxMbarWait:
     """``mbarrier.wait{.acquire|.relaxed}{.cta} mb``: block until the current phase of
     ``mb`` completes (the thread's k-th wait on ``mb`` waits for phase k)."""
@@ -253,7 +251,7 @@ class PtxMbarWait:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxFence:
     """``fence.sc.gpu``, ``fence.acq_rel.cta``, ``membar.gl`` (== fence.sc.gpu),
     ``fence.proxy.async`` (kind="proxy.async", scope None)."""
@@ -263,7 +261,7 @@ class PtxFence:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class PtxBarrier:
     """``bar.cta.sync a{, b{, c}}``, ``bar.cta.arrive a{, b}``, ``barrier.cta.*``,
     ``bar.sync`` (CTA is implied).
@@ -277,7 +275,7 @@ class PtxBarrier:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class LocalOp:
     """Register arithmetic: ``add r1, r2, 1`` (op in add/sub/mul/div/and/or/xor/mov)."""
 
@@ -287,13 +285,13 @@ class LocalOp:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Label:
     name: str
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Branch:
     """``beq a, b, LC01`` (cond in eq/ne/lt/le/gt/ge)."""
 
@@ -304,7 +302,7 @@ class Branch:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class Goto:
     target: str
     pos: Pos = _pos()
@@ -317,7 +315,7 @@ class Goto:
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class MultimemStore:
     """``multimem.st{.weak|.relaxed|.release}{.scope} M, v``: one store to each copy."""
 
@@ -328,7 +326,7 @@ class MultimemStore:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class MultimemRed:
     """``multimem.red{.relaxed|.release}{.scope}.add M, v``: one atomic add on each copy
     (PTX ISA: .relaxed and .sys by default)."""
@@ -341,7 +339,7 @@ class MultimemRed:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class MultimemLdReduce:
     """``multimem.ld_reduce{.weak|.relaxed|.acquire}{.scope}.{add|min|max} r, M``: reads
     each copy; ``r`` is the reduction of the values read."""
@@ -369,7 +367,7 @@ PtxInstr = (
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class SignalSpec:
     """A remote action bundled with a put or given to ``gin.signal``.
 
@@ -384,7 +382,7 @@ class SignalSpec:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinOptions:
     """Keyword options of put / put_value / signal."""
 
@@ -393,7 +391,7 @@ class GinOptions:
     aggregate: bool = False
 
 
-@node
+@dataclass(frozen=True)
 class GinPut:
     """``gin.put c0, x@1, buf{, sig=..|wsig=..|vsig=..}{, ctr=C}{, opts}``;
     ``gin.put_value c0, x@1, 7`` has ``src`` a Const."""
@@ -407,7 +405,7 @@ class GinPut:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinSignal:
     """``gin.signal c0, S@1{+k}{, weak|va}{, opts}``."""
 
@@ -417,13 +415,13 @@ class GinSignal:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinFlush:
     ctx: str
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinFlushAsync:
     """``gin.flush_async c0, rq``: ncclGin::flushAsync (NCCL 2.30.3+), a flush whose
     completion is the request ``rq``."""
@@ -433,7 +431,7 @@ class GinFlushAsync:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinWaitRequest:
     """``gin.wait rq``: ncclGin::wait(request), block until ``rq`` completes."""
 
@@ -441,7 +439,7 @@ class GinWaitRequest:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinGet:
     """``gin.get c0, buf, x@1``: read x@1 into local buf."""
 
@@ -451,7 +449,7 @@ class GinGet:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinWait:
     """``gin.wait_signal S, 1`` / ``gin.wait_counter C, 1`` (blocks until >= value)."""
 
@@ -462,7 +460,7 @@ class GinWait:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinRead:
     """``gin.read_signal{.relaxed} r0, S`` / ``gin.read_counter r0, C``."""
 
@@ -474,7 +472,7 @@ class GinRead:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinReset:
     """``gin.reset_signal S`` / ``gin.reset_counter C``."""
 
@@ -483,7 +481,7 @@ class GinReset:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class GinBarrier:
     """``gin.barrier c0, put|get|none{, all}``."""
 
@@ -493,7 +491,7 @@ class GinBarrier:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class ShmemCall:
     """An NVSHMEM device call (litmus-format.md §4.3).
 
@@ -525,7 +523,7 @@ GinInstr = (
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class HostVerb:
     """``ibv.write q0, x@1, buf`` / ``ibv.write_imm q0, x@1, buf`` (RDMA WRITE, with
     immediate data: it completes a receive at the target) / ``ibv.atomic_add q0, f@1, 1``
@@ -539,7 +537,7 @@ class HostVerb:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class HostWaitCompletion:
     """``ibv.wait_send q0`` (every earlier WR of this thread on q0 has its send CQE) /
     ``ibv.wait_recv q0`` (one more write_imm on q0 toward this node has arrived)."""
@@ -549,7 +547,7 @@ class HostWaitCompletion:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class CudaLaunch:
     """``cuda.launch P1``: start the ``launched`` GPU thread P1 (a kernel boundary)."""
 
@@ -557,7 +555,7 @@ class CudaLaunch:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class CudaSync:
     """``cuda.sync P1``: block until P1 has finished (cudaStreamSynchronize)."""
 
@@ -565,14 +563,14 @@ class CudaSync:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class CudaFlushRdma:
     """``cuda.flush_rdma``: cuFlushGPUDirectRDMAWrites."""
 
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class StreamWaitValue:
     """``stream.wait_value f, >=, 1{, flush}``: before the first instruction of a
     ``launched`` thread, the GPU's front end waits for ``f`` (cuStreamWaitValue32), with
@@ -595,7 +593,7 @@ Instr = X86Instr | PtxInstr | GinInstr | HostInstr
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class Placement:
     """``P0@cta 0,gpu 0`` (PTX), ``P0@cta 0,gpu 1,node 0`` (GIN), ``P3@host,node 0``,
     ``P1@cta 0,gpu 1,node 1,launched`` (started by a host's ``cuda.launch``, §6.3)."""
@@ -607,7 +605,7 @@ class Placement:
     launched: bool = False  # a GPU thread started by a host's cuda.launch (§6.3)
 
 
-@node
+@dataclass(frozen=True)
 class Thread:
     index: int  # the N of PN (or column index when the header is a bare PN)
     placement: Placement
@@ -624,7 +622,7 @@ class Thread:
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class InitLoc:
     """``x = 1;`` / ``int x = 1;`` / ``x@1 = 5;`` / ``[x] = 1``."""
 
@@ -633,7 +631,7 @@ class InitLoc:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class InitReg:
     """``0:EAX = 1;`` / ``P1:r1 = 0;`` ; value is an int or a location (address)."""
 
@@ -643,7 +641,7 @@ class InitReg:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class SignalDecl:
     """``S : signal;``"""
 
@@ -651,7 +649,7 @@ class SignalDecl:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class CounterDecl:
     """``C : counter;``"""
 
@@ -659,7 +657,7 @@ class CounterDecl:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class HostDecl:
     """``h : host = 0;``"""
 
@@ -668,7 +666,7 @@ class HostDecl:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class WindowDecl:
     """``window W strict = {f, g};``"""
 
@@ -678,7 +676,7 @@ class WindowDecl:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class AliasDecl:
     """``y @ generic aliases x;`` (a second virtual address of x's memory location:
     PTX ISA §8.2.2) or ``s @ surface aliases x;`` / ``texture`` / ``constant`` (a
@@ -691,7 +689,7 @@ class AliasDecl:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class SharedDecl:
     """``s : shared = 0;``: a word of shared memory; every CTA has its own copy."""
 
@@ -700,7 +698,7 @@ class SharedDecl:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class MbarrierDecl:
     """``mb : mbarrier 2;``: an mbarrier in each CTA's shared memory expecting
     ``count`` arrivals per phase."""
@@ -710,7 +708,7 @@ class MbarrierDecl:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class MulticastDecl:
     """``multicast M = inbox;`` (``target``: M is bound to inbox on every rank of the
     node) or ``multicast M = {x@0, x@2};`` (``copies``: the listed copies, one node)."""
@@ -732,7 +730,7 @@ InitItem = (
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class RegTerm:
     """``0:EAX`` / ``P1:r0``."""
 
@@ -744,7 +742,7 @@ class RegTerm:
         return f"{self.thread}:{self.reg}"
 
 
-@node
+@dataclass(frozen=True)
 class LocTerm:
     """``x``, ``[x]``, ``x@1``."""
 
@@ -755,7 +753,7 @@ class LocTerm:
         return str(self.loc)
 
 
-@node
+@dataclass(frozen=True)
 class ConstTerm:
     value: int
     pos: Pos = _pos()
@@ -767,7 +765,7 @@ class ConstTerm:
 Term = RegTerm | LocTerm | ConstTerm
 
 
-@node
+@dataclass(frozen=True)
 class Cmp:
     """``lhs = rhs`` / ``lhs == rhs`` (op "=") or ``lhs != rhs`` (op "!=")."""
 
@@ -777,22 +775,22 @@ class Cmp:
     pos: Pos = _pos()
 
 
-@node
+@dataclass(frozen=True)
 class And:
     args: tuple[Prop, ...]
 
 
-@node
+@dataclass(frozen=True)
 class Or:
     args: tuple[Prop, ...]
 
 
-@node
+@dataclass(frozen=True)
 class Not:
     arg: Prop
 
 
-@node
+@dataclass(frozen=True)
 class BoolConst:
     """``true`` / ``false``."""
 
@@ -804,7 +802,7 @@ Prop = Cmp | And | Or | Not | BoolConst
 Quantifier = Literal["exists", "~exists", "forall"]
 
 
-@node
+@dataclass(frozen=True)
 class Condition:
     quantifier: Quantifier
     prop: Prop
@@ -816,7 +814,7 @@ class Condition:
 # --------------------------------------------------------------------------
 
 
-@node
+@dataclass(frozen=True)
 class Meta:
     """A ``Key=Value`` metadata line."""
 
@@ -839,7 +837,7 @@ class Meta:
         return out
 
 
-@node
+@dataclass(frozen=True)
 class Expectation:
     """One entry of ``Expect=``: ``model{+variant}*:Verdict``."""
 
@@ -852,7 +850,7 @@ class Expectation:
 Arch = Literal["X86", "PTX", "GIN"]
 
 
-@node
+@dataclass(frozen=True)
 class Test:
     arch: Arch
     name: str
