@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     )
     from gdrcheck.errors import InputError
 
+__version__ = "0.1.0"
+"""The package's version (pyproject.toml reads it from here)."""
+
 __all__ = [
     "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_verdict", "check",
     "expected_models", "fix", "load_test",

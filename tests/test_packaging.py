@@ -131,7 +131,8 @@ def test_the_installed_package_is_the_wheel_not_the_checkout(built: dict[str, Pa
 
 
 def test_models_are_found_from_another_directory(built: dict[str, Path]) -> None:
-    out = _run([str(built["gdrcheck"]), "models"], cwd=built["cwd"], env=_clean_env()).stdout
+    out = _run([str(built["gdrcheck"]), "models", "--long"], cwd=built["cwd"],
+               env=_clean_env()).stdout
     listed = {cells[1].strip() for line in out.splitlines()
               if line.startswith("│") and len(cells := line.split("│")) > 2} - {""}
     assert listed == set(available_models()), out  # the checkout's models, every one

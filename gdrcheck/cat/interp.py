@@ -26,9 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:
+    from gdrcheck.lazy import z3  # imported on first use (a fast start)
 
 from gdrcheck.cat import ast as C
 from gdrcheck.cat.values import Formula, FunV, Pair, RelV, SetV, Value, f_and, f_not, f_or

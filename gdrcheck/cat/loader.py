@@ -114,13 +114,77 @@ def find_model(name: str, include_dirs: Sequence[str | Path] = ()) -> Path:
     )
 
 
+_INSTRUCTION_WORDS = frozenset(
+    "let flag acyclic irreflexive empty include if show unshow variant".split())
+"""The keywords that start an instruction (cat.lark's ``stmt``): a file whose first
+token is one of them (or ``~``, a negated check) has no title."""
+
+_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*'?")
+"""cat.lark's ``ID``."""
+
+
 def _has_title(path: Path) -> bool:
     """herd's convention: a model file starts with its name (a title); a file meant
-    only to be included (ptx-defs.cat, pcie.cat, ...) does not."""
+    only to be included (ptx-defs.cat, pcie.cat, ...) does not.
+
+    Only the file's first token is read (after comments and blanks), as cat.lark's
+    ``start: [title] stmt*`` decides: a string or a name that is not a keyword is a
+    title, an instruction keyword (or ``~``) is not. Parsing the whole file to list
+    names cost most of a small check's start-up (issue 24). A file whose first token
+    is neither (a syntax error), or that cannot be read, is listed: running it reports
+    the error."""
     try:
-        return parse_cat(path.read_text(), str(path)).title is not None
-    except (OSError, CatError):
-        return True  # list it: running it reports the error
+        with path.open("rb") as f:
+            head = f.read(_HEADER_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return True
+    i = _first_token(head)
+    if i is None:  # an unterminated comment, or a header longer than we read
+        return True
+    if i == len(head):
+        return False  # nothing but comments: no title
+    if head[i] == '"':
+        return True
+    if head[i] == "~":
+        return False
+    word = _ID.match(head, i)
+    if word is None or word.group() == "_":
+        return True
+    # a name is a title; another keyword (``rec``, ``procedure``, ...) is an error
+    return word.group() not in _INSTRUCTION_WORDS
+
+
+_HEADER_BYTES = 1 << 20
+"""How much of a file :func:`_has_title` reads to find its first token."""
+
+
+def _first_token(text: str) -> int | None:
+    """The offset of the first token of cat source ``text`` (``len(text)`` when there is
+    none), skipping blanks and comments as the cat lexer does (``(* *)`` nests, ``//``
+    and ``#`` to the end of the line); None inside an unterminated comment."""
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+        elif text.startswith("(*", i):
+            depth = 0
+            while i < n:
+                if text.startswith("(*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*)", i):
+                    depth, i = depth - 1, i + 2
+                    if depth == 0:
+                        break
+                else:
+                    i += 1
+            if depth:
+                return None
+        elif text.startswith("//", i) or text[i] == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+        else:
+            return i
+    return n
 
 
 def available_models(include_dirs: Sequence[str | Path] = ()) -> list[str]:

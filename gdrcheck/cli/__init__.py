@@ -16,6 +16,8 @@ import importlib
 
 import click
 
+from gdrcheck import __version__
+
 __all__ = ["main", "COMMANDS"]
 
 COMMANDS: dict[str, str] = {
@@ -34,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "validate": "gdrcheck.cli.validate",
     "docs": "gdrcheck.cli.docs",
     "library": "gdrcheck.cli.library",
+    "lint": "gdrcheck.cli.lint",
 }
 """Command name -> the module that defines it (a click command of the same name)."""
 
@@ -53,7 +56,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="gdrcheck")
+@click.version_option(__version__, prog_name="gdrcheck")
 def main() -> None:
     """gdrcheck: herd7-style checking of litmus tests for GPUs, NICs and x86.
 

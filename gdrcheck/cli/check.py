@@ -16,7 +16,11 @@ from gdrcheck.cli.options import (
     check_options,
     console,
     engine_option,
+    format_option,
     include_option,
+    lint_option,
+    model_option,
+    print_lints,
     split,
     states_option,
     timeout_option,
@@ -29,18 +33,17 @@ from gdrcheck.errors import InputError
 
 @click.command(epilog=EXIT_CODES)
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--model", "-m", help="Model name (a spec in specs/ or -I dirs, or the path of "
-              "a .cat file), optionally "
-              "with variants: ptx, x86tso, sc, NAME+VARIANT; several, comma separated; "
-              "'all' (or all+VARIANT) for every model that accepts the test. Default: the "
-              "models named in the test's Expect= lines, else the dialect's default.")
+@model_option("Model name (a spec in specs/ or -I dirs, or the path of a .cat file), "
+              "optionally with variants: ptx, x86tso, sc, NAME+VARIANT; 'all' (or "
+              "all+VARIANT) for every model that accepts the test. Default: the models "
+              "named in the test's Expect= lines, else the dialect's default.")
 @include_option
 @variant_option("Model variants, comma separated (with --model all: applied to the models "
                 "that have them).")
 @engine_option
-@click.option("--format", "fmt", type=click.Choice(["herd", "table", "json"]), default=None,
-              help="Output: herd's layout, a table per test (one row per model), or JSON. "
-              "Default: table with --model all, else herd.")
+@format_option(["herd", "table", "json"], None, "Output: herd's layout, a table per test "
+               "(one row per model), or JSON (a list of records). Default: table with "
+               "--model all, else herd.")
 @timeout_option()
 @states_option("List every reachable final state (herd's States; exponential in general).")
 @click.option("--show-witness", is_flag=True, help="Print the witness execution.")
@@ -53,10 +56,11 @@ from gdrcheck.errors import InputError
               "relations (else its synchronisation steps: sync, gin-hb, ...).")
 @click.option("--explain", "explain_", is_flag=True, help="After each herd result, print "
               "the explanation of `gdrcheck explain`.")
+@lint_option
 def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
           variants: tuple[str, ...], engine: str, fmt: str | None, timeout: float | None,
           states: bool, show_witness: bool, unroll: int, graph: str | None = None,
-          show: str = "witness", explain_: bool = False) -> None:
+          show: str = "witness", explain_: bool = False, lints: bool = True) -> None:
     """Check litmus FILES: the verdict of each condition under the model."""
 
     from gdrcheck.analysis.check import check_test
@@ -103,6 +107,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     for path in files:
         try:
             test = load_litmus(path)
+            found = print_lints(test, quiet=not lints)
             check_model_names(test, include_dirs)
             runs = (all_runs(test, models, wanted) if all_mode
                     else [(spec, extra) for spec in models_for(test, model)])
@@ -145,7 +150,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                      several=len(files) > 1 or len(runs) > 1, show=show)
             if fmt == "json":
                 records.append(result_json(test, res, None if want is None else
-                                           {"verdict": want, "met": met}))
+                                           {"verdict": want, "met": met}, lints=found))
             elif fmt == "herd":
                 click.echo(format_result(test, res, show_witness))
                 if want is not None:
@@ -162,9 +167,8 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                 click.echo()
         if fmt == "table" and rows:
             console().print(result_table(f"{test.name} ({path})", rows))
-    if fmt == "json":
-        single = not all_mode and len(files) == 1 and len(records) == 1
-        click.echo(json.dumps(records[0] if single else records, indent=2))
+    if fmt == "json":  # always a list, however many records (docs/output.md)
+        click.echo(json.dumps(records, indent=2))
     elif mismatches:
         click.echo(f"{mismatches} expectation(s) not met", err=True)
     sys.exit(2 if bad_input else 1 if mismatches else 0)

@@ -1,4 +1,4 @@
-"""``gdrcheck diff -m A -m B [FILES]``: the tests on which two models disagree."""
+"""``gdrcheck diff -m A,B [FILES]`` (or ``-m A -m B``): the tests on which two models disagree."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from gdrcheck.cli.options import (
     console,
     engine_option,
     fail,
+    format_option,
     include_option,
+    model_option,
+    split,
     timeout_option,
     unroll_option,
 )
@@ -21,16 +24,15 @@ from gdrcheck.errors import InputError
 
 @click.command()
 @click.argument("files", nargs=-1, type=click.Path())
-@click.option("--model", "-m", "model_names", multiple=True, required=True,
-              help="A model with variants (gin-gdaki+pcie-ro); give it twice.")
+@model_option("The two models, with variants: -m gin-gdaki,gin-gdaki+pcie-ro or "
+              "-m gin-gdaki -m gin-gdaki+pcie-ro.")
 @include_option
 @engine_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@format_option(["text", "json"], help="JSON: one gdrcheck.diff/1 object.")
 @click.option("--all", "every", is_flag=True, help="List the tests where they agree too.")
 @timeout_option()
 @unroll_option
-def diff(files: tuple[str, ...], model_names: tuple[str, ...], include_dirs: tuple[str, ...],
+def diff(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
          engine: str, fmt: str, every: bool, timeout: float | None, unroll: int) -> None:
     """List the tests on which two models give different verdicts.
 
@@ -42,9 +44,10 @@ def diff(files: tuple[str, ...], model_names: tuple[str, ...], include_dirs: tup
     from gdrcheck.analysis.suite import LIBRARY_DIR
     from gdrcheck.report.diff import diff_json, diff_report
 
+    model_names = split([model or ""])
     if len(model_names) != 2:
-        click.echo(f"diff needs exactly two --model options (got {len(model_names)})",
-                   err=True)
+        click.echo(f"diff needs exactly two models, -m A,B or -m A -m B (got "
+                   f"{len(model_names)}: {', '.join(model_names) or 'none'})", err=True)
         sys.exit(2)
     paths: list[str] = list(files) or [str(LIBRARY_DIR)]
     try:

@@ -12,7 +12,11 @@ from gdrcheck.analysis.drawing import SHOW
 from gdrcheck.cli.options import (
     check_options,
     fail,
+    format_option,
     include_option,
+    lint_option,
+    model_option,
+    print_lints,
     split,
     timeout_option,
     unroll_option,
@@ -24,22 +28,21 @@ from gdrcheck.errors import InputError
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--model", "-m", help="Model with variants (gin-gdaki+pcie-ro); several, "
-              "comma separated. Default: the models of the test's Expect= lines, else the "
-              "dialect's default.")
+@model_option("Model with variants (gin-gdaki+pcie-ro). Default: the models of the "
+              "test's Expect= lines, else the dialect's default.")
 @include_option
 @variant_option()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@format_option(["text", "json"], help="JSON: a list of gdrcheck.explain/1 records.")
 @click.option("--graph", "graph", default=None, help="Also draw the execution explained "
               "(.dot, .svg, .png, .pdf; '-' prints the DOT).")
 @click.option("--show", type=click.Choice(SHOW), default="witness", show_default=True,
               help="With --graph: 'all' also draws the model's synchronisation relations.")
 @timeout_option()
 @unroll_option
+@lint_option
 def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
             variants: tuple[str, ...], fmt: str, graph: str | None, show: str,
-            timeout: float | None, unroll: int) -> None:
+            timeout: float | None, unroll: int, lints: bool = True) -> None:
     """Why each model forbids the outcome of FILES: the checks that rule it out and,
     for each, a shortest cycle of named edges (po, rf, fr, publish-strong (R-GIN-3),
     nic-sync (R-GDR-4), ...) on a candidate execution that violates only that check.
@@ -57,6 +60,7 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     for path in files:
         try:
             test = load_litmus(path)
+            print_lints(test, quiet=not lints)
             specs = models_for(test, model)
         except InputError as err:
             fail(err, path)
@@ -79,5 +83,5 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
                      several=len(files) > 1 or len(specs) > 1, show=show)
             n += 1
     if fmt == "json":
-        click.echo(json.dumps(records[0] if len(records) == 1 else records, indent=2))
+        click.echo(json.dumps(records, indent=2))  # always a list (docs/output.md)
     sys.exit(2 if bad else 0)

@@ -13,7 +13,12 @@ import click
 from gdrcheck.cli.options import (
     check_options,
     fail,
+    format_option,
     include_option,
+    lint_option,
+    model_option,
+    output_option,
+    print_lints,
     split,
     timeout_option,
     unroll_option,
@@ -32,25 +37,25 @@ def _catalogue() -> str:
                "catalogued strengthening forbids the outcome, or the search is Unknown; "
                "2 bad input.")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--model", "-m", help="Target models with variants, comma separated, or "
-              "'all' (every model that accepts the test). Default: the models of the "
-              "test's Expect= lines, else the dialect's default.")
+@model_option("Target models with variants, or 'all' (every model that accepts the "
+              "test). Default: the models of the test's Expect= lines, else the dialect's "
+              "default.")
 @variant_option("Variants added to every target model, comma separated.")
 @click.option("--every-variant", is_flag=True, help="Forbidden under every combination of "
               "each model's variants (one sweep per model and candidate).")
 @click.option("--max-cost", type=click.IntRange(min=0), default=None,
               help="Only sets of edits costing at most this much.")
 @click.option("--all-minimal", is_flag=True, help="Every minimal-cost repair, not only one.")
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the (first) repaired test here.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@output_option("Write the (first) repaired test here.")
+@format_option(["text", "json"], help="JSON: one gdrcheck.fix/1 object.")
 @include_option
 @timeout_option("for the whole search, every query included (as for sweep)")
 @unroll_option
+@lint_option
 def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: bool,
         max_cost: int | None, all_minimal: bool, output: Path | None, fmt: str,
-        include_dirs: tuple[str, ...], timeout: float | None, unroll: int) -> None:
+        include_dirs: tuple[str, ...], timeout: float | None, unroll: int,
+        lints: bool = True) -> None:
     """The cheapest set of program strengthenings (fences, release/acquire, scopes, strong
     signals, flushes, contexts, strict windows, shmem.fence/quiet, ...) that makes the
     outcome of FILE Forbidden under every target model, proved minimal; each repair as a
@@ -65,6 +70,7 @@ def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: 
     extra = split(variants)
     try:
         test = load_litmus(file)
+        print_lints(test, quiet=not lints)
         every = parse_all(model)
         if every is not None:
             models, errors = load_models(include_dirs)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from gdrcheck.cli.options import output_option
 from gdrcheck.errors import InputError
 from gdrcheck.gen.cycles import DIALECTS, build_cycle
 from gdrcheck.gen.families import FAMILIES, family
@@ -29,11 +30,11 @@ from gdrcheck.litmus import parse_litmus
               "(default: a set per dialect, see docs/generate.md).")
 @click.option("--width", type=int, default=1, show_default=True,
               help="GIN fans: words per put group.")
-@click.option("-o", "out", type=click.Path(file_okay=False), default=None,
-              help="Directory to write NAME.litmus files into (default: print them).")
+@output_option("Directory to write NAME.litmus files into (default: print them).",
+               directory=True)
 def generate(cycles: tuple[str, ...], dialect: str, scope: str, fam: str | None,
              sizes: tuple[int, ...], every: bool, edges: str | None, width: int,
-             out: str | None) -> None:
+             output: Path | None) -> None:
     """Generate litmus tests: each CYCLE is a quoted list of edges, e.g.
     'Fre PodWR Fre PodWR' (herd's diy names; GIN adds PutdWW, PutSigdWW, PutSigXdWW,
     PutFlushSigXdWW). The test's condition says the cycle was observed."""
@@ -67,11 +68,11 @@ def generate(cycles: tuple[str, ...], dialect: str, scope: str, fam: str | None,
     except InputError as err:
         click.echo(err.render(), err=True)
         sys.exit(2)
-    if out is None:
+    if output is None:
         for _, text in made:
             click.echo(text)
         return
-    d = Path(out)
+    d = output
     d.mkdir(parents=True, exist_ok=True)
     for name, text in made:
         (d / f"{name}.litmus").write_text(text)

@@ -42,7 +42,7 @@ def hw() -> None:
 @click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False),
               default=None, help="A harness setting as JSON (bench/bench_hw_power.py --best); "
               "it replaces the options above.")
-@click.option("--model", default=None,
+@click.option("--model", "-m", default=None,
               help="The model the observed states are held against (default: ptx, or ptx75 for "
                    "a test with PTX 7.5 constructs: shared memory, mbarriers, TMA, proxies).")
 @click.option("--results", type=click.Path(dir_okay=False), default=None,
@@ -132,7 +132,7 @@ def run_cmd(files: tuple[str, ...], iterations: int, batch: int, stress: int, st
 
 @hw.command("report")
 @click.argument("results", type=click.Path(exists=True, dir_okay=False))
-@click.option("--model", default=None,
+@click.option("--model", "-m", default=None,
               help="The model the observed states are held against (default: ptx, or ptx75 for "
                    "a test with PTX 7.5 constructs: shared memory, mbarriers, TMA, proxies).")
 def report_cmd(results: str, model: str | None) -> None:

@@ -2,22 +2,74 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from gdrcheck.cli.options import console, include_option
+from gdrcheck.cli.options import console, format_option, include_option
 from gdrcheck.errors import InputError
+
+if TYPE_CHECKING:
+    from gdrcheck.cat.loader import LoadedModel
+
+SCHEMA = "gdrcheck.model/1"
 
 
 @click.command()
 @include_option
-def models(include_dirs: tuple[str, ...]) -> None:
-    """List the models and their variants."""
-    from rich.table import Table
-
+@click.option("--long", "long_", is_flag=True, help="A table with every variant and what it "
+              "means, and each model's file.")
+@format_option(["text", "json"], help="JSON: a list of gdrcheck.model/1 records (every "
+               "variant with its text).")
+def models(include_dirs: tuple[str, ...], long_: bool, fmt: str) -> None:
+    """List the models: one line each (name, how many variants, the @accepts features,
+    title); --long for the variants themselves."""
     from gdrcheck.analysis.models import get_model
     from gdrcheck.cat.loader import available_models
+
+    loaded: list[LoadedModel] = []
+    for name in available_models(include_dirs):
+        try:
+            loaded.append(get_model(name, include_dirs))
+        except InputError as err:
+            click.echo(err.render(), err=True)
+            sys.exit(2)
+    if fmt == "json":
+        click.echo(json.dumps([model_json(m) for m in loaded], indent=2))
+    elif long_:
+        console().print(_table(loaded))
+    else:
+        from gdrcheck.cat.loader import FEATURES
+
+        rows = [(m.name, _count(len(m.variant_names), "variant"),
+                 " ".join(f for f in FEATURES if f in m.accepts), m.title or "") for m in loaded]
+        widths = [max((len(r[i]) for r in rows), default=0) for i in range(3)]
+        for row in rows:
+            click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False))
+                       + "  " + row[3])
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def model_json(m: LoadedModel) -> dict[str, Any]:
+    """One model as JSON (``$defs/model`` in docs/json-schema.json)."""
+    docs = {v.name: v.doc for v in m.variants}
+    return {
+        "schema": SCHEMA,
+        "name": m.name,
+        "title": m.title,
+        "accepts": sorted(m.accepts),
+        "variants": [{"name": v, "doc": docs.get(v)} for v in sorted(m.variant_names)],
+        "file": str(m.path),
+    }
+
+
+def _table(loaded: list[LoadedModel]) -> Any:
+    from rich.table import Table
 
     table = Table(title="gdrcheck models")
     table.add_column("model")
@@ -25,18 +77,12 @@ def models(include_dirs: tuple[str, ...]) -> None:
     table.add_column("accepts (dialects)")
     table.add_column("variants")
     table.add_column("file")
-    for name in available_models(include_dirs):
-        try:
-            m = get_model(name, include_dirs)
-        except InputError as err:
-            click.echo(err.render(), err=True)
-            sys.exit(2)
+    for m in loaded:
         docs = {v.name: v.doc for v in m.variants}
         vs = ", ".join(f"{v} ({docs[v]})" if docs.get(v) else v
                        for v in sorted(m.variant_names)) or "-"
-        table.add_row(name, m.title or "", accepts_text(m.accepts),
-                      vs, str(m.path))
-    console().print(table)
+        table.add_row(m.name, m.title or "", accepts_text(m.accepts), vs, str(m.path))
+    return table
 
 
 def accepts_text(accepts: frozenset[str]) -> str:

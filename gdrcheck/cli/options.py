@@ -1,6 +1,14 @@
 """What the commands share: the options of :class:`~gdrcheck.analysis.options.CheckOptions`
-(declared once here), the model and variant options, the consoles, and how a command
-reports bad input (``file:line:col: message`` on stderr, exit code 2).
+(declared once here), the model, variant, format and output options, the consoles, how a
+command reports bad input (``file:line:col: message`` on stderr, exit code 2) and prints
+lints and JSON.
+
+The conventions every command keeps (docs/output.md, "Command-line conventions"):
+``-m/--model`` and ``--variant`` take comma-separated lists and may be repeated
+(``-m a,b`` = ``-m a -m b``); ``--format`` chooses the output on stdout, and JSON is always
+one shape per command (a list of records for the commands that answer per test and
+model, one object for those that answer once); ``-o/--output`` is where the command's
+product goes instead of stdout; messages, warnings and progress go to stderr.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ from gdrcheck.lower import DEFAULT_UNROLL
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from gdrcheck.litmus import ast as A
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,8 +59,54 @@ def include_option(f: F) -> F:
                         help="Extra directory to search for models (first).")(f)
 
 
-def variant_option(help: str = "Model variants, comma separated.") -> Callable[[F], F]:
+def variant_option(help: str = "Model variants, comma separated (repeatable).") -> Callable[[F], F]:
     return click.option("--variant", "variants", multiple=True, help=help)
+
+
+def _joined(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> str | None:
+    """``-m a,b -m c`` as ``"a,b,c"`` (None when not given): one string, as
+    :func:`gdrcheck.analysis.models.models_for` reads it."""
+    return ",".join(split(values)) or None
+
+
+def model_option(help: str) -> Callable[[F], F]:
+    """``-m/--model``: models with variants, comma separated and repeatable; the command
+    gets one comma-separated string, or None."""
+    return click.option("--model", "-m", "model", multiple=True, callback=_joined,
+                        help=help + " Comma separated, or repeat -m.")
+
+
+def format_option(choices: list[str], default: str | None = "text",
+                  help: str | None = None) -> Callable[[F], F]:
+    """``--format``: what goes to stdout."""
+    return click.option("--format", "fmt", type=click.Choice(choices), default=default,
+                        show_default=default is not None, help=help)
+
+
+def output_option(help: str, *, directory: bool = False) -> Callable[[F], F]:
+    """``-o/--output``: where the command's product goes instead of stdout."""
+    return click.option("-o", "--output", "output",
+                        type=click.Path(dir_okay=directory, file_okay=not directory,
+                                        path_type=Path),
+                        default=None, help=help)
+
+
+def print_lints(test: A.Test, *, quiet: bool = False) -> list[dict[str, Any]]:
+    """Print the lints of ``test`` on stderr (``file:line:col: warning: ... [Lxxx]``),
+    unless ``quiet``; return them as JSON records (``$defs/lint``) either way."""
+    from gdrcheck.analysis.lint import lint_test
+    from gdrcheck.report.lint import format_lint, lint_json
+
+    found = lint_test(test)
+    if not quiet:
+        for lint in found:
+            click.echo(format_lint(lint), err=True)
+    return [lint_json(lint) for lint in found]
+
+
+def lint_option(f: F) -> F:
+    return click.option("--lint/--no-lint", "lints", default=True, show_default=True,
+                        help="Print the test's lints on stderr first (`gdrcheck lint`).")(f)
 
 
 def states_option(help: str) -> Callable[[F], F]:

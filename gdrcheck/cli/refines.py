@@ -11,6 +11,7 @@ from gdrcheck.cli.options import (
     check_options,
     console,
     engine_option,
+    format_option,
     include_option,
     shown,
     states_option,
@@ -27,8 +28,7 @@ from gdrcheck.errors import InputError
 @include_option
 @states_option("Compare the final-state sets, outcome by outcome, instead of the verdicts.")
 @engine_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@format_option(["text", "json"], help="JSON: one gdrcheck.refines/1 object.")
 @timeout_option("per test and model (an Unknown answer is inconclusive)")
 @unroll_option
 def refines(impl: str, spec: str, files: tuple[str, ...], include_dirs: tuple[str, ...],

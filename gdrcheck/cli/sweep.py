@@ -12,7 +12,9 @@ from gdrcheck.cli.options import (
     check_options,
     console,
     fail,
+    format_option,
     include_option,
+    model_option,
     timeout_option,
     unroll_option,
 )
@@ -21,12 +23,10 @@ from gdrcheck.errors import InputError
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--model", "-m", help="Model (variants written NAME+V are fixed on); several, "
-              "comma separated. Default: the models of the test's Expect= lines, else the "
-              "dialect's default.")
+@model_option("Model (variants written NAME+V are fixed on). Default: the models of the "
+              "test's Expect= lines, else the dialect's default.")
 @include_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@format_option(["text", "json"], help="JSON: a list of gdrcheck.sweep/1 records.")
 @click.option("--all", "every", is_flag=True, help="List every combination, however many.")
 @timeout_option("per test and model: the lowering, the encoding and every query")
 @unroll_option
@@ -74,5 +74,5 @@ def sweep(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                     out.print(part)
                 out.print()
     if fmt == "json":
-        click.echo(json.dumps(records[0] if len(records) == 1 else records, indent=2))
+        click.echo(json.dumps(records, indent=2))  # always a list (docs/output.md)
     sys.exit(2 if bad else 0)

@@ -11,14 +11,13 @@ from pathlib import Path
 
 import click
 
-from gdrcheck.cli.options import check_options, engine_option, timeout_option
+from gdrcheck.cli.options import check_options, engine_option, output_option, timeout_option
 
 
 @click.command(epilog="Exit codes: 0 every expectation met; 1 one is not (the page is "
                 "written either way); 2 a DIR does not exist.")
 @click.argument("dirs", nargs=-1, type=click.Path())
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the page here (default: stdout).")
+@output_option("Write the page here (default: stdout).")
 @engine_option
 @timeout_option()
 def verdicts(dirs: tuple[str, ...], output: Path | None, engine: str,

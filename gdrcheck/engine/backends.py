@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:
+    from gdrcheck.lazy import z3  # imported on first use (a fast start)
 
 from gdrcheck.cat.interp import CheckResult
 from gdrcheck.cat.values import Formula, Pair, RelV, SetV, Value, f_and, f_and_all, f_or, to_z3
@@ -111,7 +115,7 @@ def _occurring(f: z3.ExprRef, wanted: dict[int, tuple[z3.BoolRef, z3.ArithRef]]
     return [v for i, v in wanted.items() if i in found]
 
 
-Lemmas = Mapping[int, Mapping[str, Sequence[tuple[Pair, z3.BoolRef]]]]
+Lemmas: TypeAlias = "Mapping[int, Mapping[str, Sequence[tuple[Pair, z3.BoolRef]]]]"
 """By ``let rec`` statement (its id) and binding name: pairs the binding holds when the
 condition does, in every consistent execution (gdrcheck/engine/chains.py)."""
 

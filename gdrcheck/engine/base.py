@@ -23,9 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:
+    from gdrcheck.lazy import z3  # imported on first use (a fast start)
 
 from gdrcheck.cat.interp import builtin_functions, inverse, seq
 from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and, f_or

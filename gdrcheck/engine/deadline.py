@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:
+    from gdrcheck.lazy import z3  # imported on first use (a fast start)
 
 
 class Expired(Exception):

@@ -6,9 +6,12 @@ those of ``locations [...]``, in order of first appearance.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:
+    from gdrcheck.lazy import z3  # imported on first use (a fast start)
 
 from gdrcheck.engine.result import State
 from gdrcheck.errors import UnsupportedError

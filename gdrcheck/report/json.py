@@ -25,9 +25,11 @@ def witness_json(w: Witness) -> dict[str, Any]:
     }
 
 
-def result_json(test: A.Test, res: Result, expectation: dict[str, Any] | None = None
-                ) -> dict[str, Any]:
-    return {
+def result_json(test: A.Test, res: Result, expectation: dict[str, Any] | None = None,
+                lints: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The ``gdrcheck.check/2`` record of ``res``; with ``lints`` (``gdrcheck check``'s
+    records, ``$defs/lint``) a ``lints`` field at the end."""
+    record = {
         "schema": SCHEMA,
         "test": test.name,
         "file": test.path,
@@ -54,3 +56,6 @@ def result_json(test: A.Test, res: Result, expectation: dict[str, Any] | None = 
         "reason": res.reason,
         "expect": expectation,
     }
+    if lints is not None:
+        record["lints"] = lints
+    return record

@@ -269,8 +269,9 @@ def test_cli_many_combinations_are_summarised() -> None:
 def test_cli_json_validates(sweep_validator: Any) -> None:
     r = CliRunner().invoke(main, ["sweep", str(GIN09), "-m", "gin-gdaki", "--format", "json"])
     assert r.exit_code == 0, r.output
-    rec = json.loads(r.stdout)
-    sweep_validator.validate(rec)
+    recs = json.loads(r.stdout)
+    sweep_validator.validate(recs)
+    (rec,) = recs  # a list, even of one record
     assert rec["schema"] == "gdrcheck.sweep/1"
     assert rec["default"] == "Forbidden"
     assert len(rec["combinations"]) == 2 ** len(rec["relevant"])

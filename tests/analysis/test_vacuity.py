@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -101,7 +100,7 @@ def test_herd_text_says_so(tmp_path: Path) -> None:
 def test_json_and_table(tmp_path: Path) -> None:
     path = _write(tmp_path, NEVER)
     r = CliRunner().invoke(main, ["check", path, "--format", "json"])
-    rec: dict[str, Any] = json.loads(r.output)
+    (rec,) = json.loads(r.output)
     assert rec["schema"] == "gdrcheck.check/2"
     assert rec["vacuous"] is True and rec["expect"] == {"verdict": "Forbidden", "met": False}
     assert rec["blocked"] == [{"thread": 1, "row": 1, "instruction": "gin.wait_signal S, 2",

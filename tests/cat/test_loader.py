@@ -104,6 +104,46 @@ def test_available_models(specs: Path, tmp_path: Path) -> None:
     assert available_models([tmp_path / "mine", tmp_path / "missing"]) == ["gin-api", "mine", "ptx"]
 
 
+def test_listing_models_reads_only_their_first_token(specs: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # listing names parses no file (issue 24: it was most of a small check's start-up);
+    # the first token decides as cat.lark's `start: [title] stmt*` does
+    import gdrcheck.cat.loader as loader
+
+    files = {
+        "quoted": '(* (* nested *) comment *)\n// line\n# hash\n"A title"\nlet a = po\n',
+        "bare": "PTX\nlet a = po\n",
+        "herd": 'X86 "x86 TSO"\nacyclic po\n',
+        "letter": "letx = po\n",  # a name that starts like a keyword: a title (or an error)
+        "broken": "= po\n",  # a syntax error is listed: running it reports it
+        "open": "(* never closed\n",
+        "fragment": "(* no title *)\nlet a = po\n",
+        "check": "acyclic po as x\n",
+        "negated": "~empty po\n",
+        "flagged": "flag ~empty po as f\n",
+        "variant": 'variant "v"\n',
+        "empty": "(* only a comment *)\n",
+    }
+    for name, text in files.items():
+        write(specs / f"{name}.cat", text)
+    write(specs / "latin1.cat", "")
+    (specs / "latin1.cat").write_bytes(b'"caf\xe9"\nlet a = po\n')
+
+    def no_parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("available_models parsed a file")
+
+    real_parse = loader.parse_cat
+    monkeypatch.setattr(loader, "parse_cat", no_parse)
+    listed = available_models()
+    assert listed == ["bare", "broken", "herd", "latin1", "letter", "open", "quoted"]
+    for name, text in files.items():  # the parser agrees wherever it answers
+        try:
+            titled = real_parse(text).title is not None
+        except CatError:
+            continue
+        assert titled == (name in listed), name
+
+
 # --------------------------------------------------------------------------
 # Loading and includes
 # --------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def test_mismatch_exits_1(tmp_path: Path) -> None:
 def test_json_output() -> None:
     code, out, _ = run("check", SB, "--model", "x86tso", "--format", "json")
     assert code == 0
-    data = json.loads(out)
+    (data,) = json.loads(out)  # a list, even of one record
     assert data["schema"] == "gdrcheck.check/2"
     assert data["verdict"] == "Allowed"
     assert data["witness"]["state"] == {"0:EAX": 0, "1:EAX": 0}

@@ -25,7 +25,7 @@ IRIW = str(ROOT / "litmus" / "classic" / "IRIW.litmus")
 FIELDS = (
     "schema", "test", "file", "model", "engine", "condition", "quantifier", "verdict", "ok",
     "observation", "positive", "negative", "axioms", "flags", "liveness", "vacuous", "vacuity",
-    "blocked", "states", "witness", "time", "reason", "expect",
+    "blocked", "states", "witness", "time", "reason", "expect", "lints",
 )
 
 
@@ -37,20 +37,32 @@ def schema() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def validator(schema: dict[str, Any]) -> Any:
+def output_validator(schema: dict[str, Any]) -> Any:
+    """Validates the output of `check --format json`: always a list (issue 24)."""
     return jsonschema.Draft202012Validator(schema)
 
 
 @pytest.fixture(scope="module")
-def record_validator(schema: dict[str, Any]) -> Any:
+def validator(schema: dict[str, Any]) -> Any:
     """Validates one record (the schema's $defs/record)."""
     return jsonschema.Draft202012Validator({**schema, "oneOf": [{"$ref": "#/$defs/record"}]})
 
 
 def check_json(*args: str, code: int = 0) -> Any:
+    """The records of a check: a list, however many (one shape for one or many)."""
     r = CliRunner().invoke(main, ["check", *args, "--format", "json"])
     assert r.exit_code == code, r.stdout + r.stderr
-    return json.loads(r.stdout)
+    out = json.loads(r.stdout)
+    assert isinstance(out, list), out
+    s = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(s).validate(out)
+    return out
+
+
+def check_one(*args: str, code: int = 0) -> Any:
+    """The one record of a check of one test under one model."""
+    (rec,) = check_json(*args, code=code)
+    return rec
 
 
 # --------------------------------------------------------------------------
@@ -59,7 +71,7 @@ def check_json(*args: str, code: int = 0) -> Any:
 
 
 def test_sb_x86tso_allowed(validator: Any) -> None:
-    rec = check_json(SB, "--model", "x86tso", "--states")
+    rec = check_one(SB, "--model", "x86tso", "--states")
     validator.validate(rec)
     assert isinstance(rec, dict)
     assert list(rec) == list(FIELDS)
@@ -94,13 +106,13 @@ def test_sb_x86tso_allowed(validator: Any) -> None:
 def test_the_engine_field_names_the_engine_that_answered(validator: Any, args: tuple[str, ...],
                                                          engine: str) -> None:
     model = "ptx75" if "ptx75" in args[0] else "x86tso"
-    rec = check_json(*args, "--model", model)
+    rec = check_one(*args, "--model", model)
     validator.validate(rec)
     assert rec["engine"] == engine
 
 
 def test_mp_ptx_forbidden(validator: Any) -> None:
-    rec = check_json(MP_PTX, "--model", "ptx", "--states")
+    rec = check_one(MP_PTX, "--model", "ptx", "--states")
     validator.validate(rec)
     assert rec["verdict"] == "Forbidden"
     assert rec["ok"] is False
@@ -112,19 +124,19 @@ def test_mp_ptx_forbidden(validator: Any) -> None:
     assert rec["expect"] == {"verdict": "Forbidden", "met": True}
 
 
-def test_two_files_print_a_list(validator: Any, record_validator: Any) -> None:
+def test_two_files_print_a_list(output_validator: Any, validator: Any) -> None:
     recs = check_json(SB, MP, "--model", "x86tso", "--states")
-    validator.validate(recs)
+    output_validator.validate(recs)
     assert isinstance(recs, list) and len(recs) == 2
     for rec in recs:
-        record_validator.validate(rec)
+        validator.validate(rec)
     assert [(r["test"], r["verdict"]) for r in recs] == [("SB", "Allowed"), ("MP", "Forbidden")]
     assert recs[1]["axioms"] == ["tso"]
 
 
-def test_models_of_expect_line_print_a_list(validator: Any) -> None:
+def test_models_of_expect_line_print_a_list(output_validator: Any) -> None:
     recs = check_json(MP_PTX)
-    validator.validate(recs)
+    output_validator.validate(recs)
     assert [(r["model"], r["verdict"]) for r in recs] == [
         ("ptx", "Forbidden"), ("sc", "Forbidden"),
     ]
@@ -132,7 +144,7 @@ def test_models_of_expect_line_print_a_list(validator: Any) -> None:
 
 
 def test_witness_extra_fso(validator: Any) -> None:
-    rec = check_json(SB_FENCE_CTA, "--model", "ptx")
+    rec = check_one(SB_FENCE_CTA, "--model", "ptx")
     validator.validate(rec)
     assert rec["verdict"] == "Allowed"
     fences = [e for e in rec["witness"]["events"] if e["kind"] == "F"]
@@ -144,7 +156,7 @@ def test_witness_extra_fso(validator: Any) -> None:
 
 def test_unknown_record(validator: Any) -> None:
     # the explicit engine runs out of time at once; the expected verdict is not met (exit 1)
-    rec = check_json(IRIW, "--model", "x86tso", "--engine", "explicit", "--timeout", "1e-9",
+    rec = check_one(IRIW, "--model", "x86tso", "--engine", "explicit", "--timeout", "1e-9",
                      code=1)
     validator.validate(rec)
     assert rec["verdict"] == "Unknown"
@@ -157,7 +169,7 @@ def test_undefined_record(validator: Any, tmp_path: Path) -> None:
     (tmp_path / "racy.cat").write_text(
         '"racy"\nacyclic po | rf | co | fr as sc\nflag ~empty rf & ext as race\n'
     )
-    rec = check_json(SB, "-I", str(tmp_path), "--model", "racy")
+    rec = check_one(SB, "-I", str(tmp_path), "--model", "racy")
     validator.validate(rec)
     assert rec["verdict"] == "Undefined"
     assert rec["ok"] is None
@@ -172,15 +184,20 @@ def test_undefined_record(validator: Any, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def good() -> dict[str, Any]:
-    return check_json(SB, "--model", "x86tso", "--states")  # type: ignore[no-any-return]
+    return check_one(SB, "--model", "x86tso", "--states")  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("field", FIELDS)
-def test_missing_field_is_rejected(validator: Any, good: dict[str, Any], field: str) -> None:
+def test_missing_field_is_rejected(validator: Any, output_validator: Any,
+                                   good: dict[str, Any], field: str) -> None:
     bad = copy.deepcopy(good)
     del bad[field]
+    if field == "lints":  # only check's records have it ($defs/run-line has none)
+        assert validator.is_valid(bad)
+        return
     assert not validator.is_valid(bad)
-    assert not validator.is_valid([good, bad])
+    assert not output_validator.is_valid([good, bad])
+    assert not output_validator.is_valid(good)  # a record alone is not the output
 
 
 @pytest.mark.parametrize(

@@ -66,7 +66,7 @@ def test_check_answers_as_the_cli_does(client: TestClient) -> None:
     # the same record as `gdrcheck check --format json`
     cli = CliRunner().invoke(main, ["check", str(ROOT / "litmus/classic/SB.litmus"),
                                     "-m", "sc", "--format", "json"])
-    rec = json.loads(cli.stdout)
+    (rec,) = json.loads(cli.stdout)
     page = by_model["sc"]["record"]
     for k in ("verdict", "axioms", "observation", "positive", "negative", "expect"):
         assert page[k] == rec[k], k
