@@ -143,7 +143,8 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll,
-                     tick, {i: g for (t, i), g in guards.items() if t == th.index})
+                     tick, {i: g for (t, i), g in guards.items() if t == th.index},
+                     texts, [ins.pos for ins in instrs])
 
     return _program(test, b, locations, init_values, unroll, cond_names)
 
@@ -327,7 +328,8 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
-                     unroll, tick, {i: g for (t, i), g in guards.items() if t == th.index})
+                     unroll, tick, {i: g for (t, i), g in guards.items() if t == th.index},
+                     texts, [ins.pos for ins in instrs])
 
     host.kernel_boundaries(b, host_state)
 

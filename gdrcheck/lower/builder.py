@@ -21,6 +21,7 @@ from gdrcheck.lower.program import (
     Expr,
     Leaf,
     ReadVal,
+    Spin,
     WaitSite,
     eval_binop,
     eval_cmp,
@@ -102,6 +103,9 @@ class PathState:
     asyncs: AsyncState = field(default_factory=AsyncState)
     guard: str | None = None
     """The selector of the instruction being lowered (gdrcheck fix), else None."""
+    visits: dict[int, tuple[int | None, dict[str, Expr]]] = field(default_factory=dict)
+    """pc -> (the last event, the registers) when this path last reached that pc: a
+    backward jump to it closes one loop iteration (spin-loop detection)."""
 
     def copy(self) -> PathState:
         return PathState(
@@ -116,6 +120,7 @@ class PathState:
             dict(self.back_jumps),
             self.asyncs.copy(),
             self.guard,
+            dict(self.visits),
         )
 
     def before(self) -> list[int]:
@@ -211,7 +216,9 @@ class PathState:
             return False
         yes, no = fork
         regs = tuple(sorted(no.regs.items()))
-        self.builder.leaves.append(Leaf(self.thread, no.block, regs, True, wait))
+        polled = tuple(sorted(expr_reads(cond))) if wait is not None else ()
+        self.builder.leaves.append(Leaf(self.thread, no.block, regs, True, wait,
+                                        wait_reads=polled))
         self.block = yes.block
         self.ctrl_reads = yes.ctrl_reads
         return True
@@ -251,13 +258,16 @@ def build_thread(
     unroll: int,
     tick: Callable[[], None] | None = None,
     guards: dict[int, str] | None = None,
+    texts: list[str] | None = None,
+    positions: list[Pos] | None = None,
 ) -> None:
     """Explore every path of one thread, appending events, blocks and leaves.
 
     The number of paths is exponential in the branches of the thread: ``tick`` (the
     check's time limit: it raises when the time is up) is called every
     :data:`TICK_EVERY` instructions lowered. ``guards`` (gdrcheck fix): instruction
-    index -> the selector its events carry."""
+    index -> the selector its events carry. ``texts`` and ``positions`` (the
+    instructions as written, their places) name a spin loop's branch."""
     root = builder.new_block(thread, None, None, True)
     start = PathState(builder, thread, place, 0, dict(init_regs), root, None, frozenset(), {})
     stack = [start]
@@ -272,13 +282,51 @@ def build_thread(
             continue
         before = st.pc
         st.guard = guards.get(st.pc) if guards else None
+        st.visits[st.pc] = (st.last, dict(st.regs))
         for nxt in step(st):
             if nxt.pc <= before:  # a backward jump: count it against the bound
                 taken = nxt.back_jumps.get(before, 0) + 1
                 nxt.back_jumps[before] = taken
                 if taken >= unroll:
+                    text = texts[before] if texts else f"branch at row {before + 1}"
+                    where = positions[before] if positions else NOPOS
+                    site = WaitSite(thread, before + 1, text, where)
                     builder.leaves.append(
-                        Leaf(thread, nxt.block, tuple(sorted(nxt.regs.items())), True)
+                        Leaf(thread, nxt.block, tuple(sorted(nxt.regs.items())), True,
+                             spin=_spin(builder, nxt, site), loop=site)
                     )
                     continue
             stack.append(nxt)
+
+
+SIDE_EFFECT_TAGS = frozenset({"BAR", "ISSUE", "PXY", "GIN", "SHMEM", "LAUNCH", "KSYNC",
+                              "FLUSHRDMA", "WAITSEND", "ASYNCWAIT", "ARRIVE"})
+"""Tags of fence-kind events that act on something shared (barriers, API calls, ...):
+an iteration that has one is not a spin."""
+
+
+def _spin(builder: ProgramBuilder, st: PathState, site: WaitSite) -> Spin | None:
+    """The loop iteration that ``st`` just closed with a backward jump, as a
+    :class:`Spin` when it has no side effect on shared memory, else None."""
+    start = st.visits.get(st.pc)
+    if start is None:
+        return None
+    first_last, regs_before = start
+    rmw_reads = {r for r, _ in builder.rmw}
+    reads: list[int] = []
+    p = st.last
+    while p is not None and p != first_last:
+        ev = builder.events[p]
+        if ev.op is not None or ev.agent or ev.kind == "W" or p in rmw_reads:
+            return None
+        if ev.kind == "F" and ev.tags & SIDE_EFFECT_TAGS:
+            return None
+        if ev.kind == "R":
+            reads.append(p)
+        p = ev.parent
+    if p != first_last:
+        return None  # not a simple iteration (the path did not pass the loop head)
+    same = tuple((regs_before.get(r, 0), st.regs.get(r, 0))
+                 for r in sorted(set(regs_before) | set(st.regs))
+                 if regs_before.get(r, 0) != st.regs.get(r, 0))
+    return Spin(site, tuple(sorted(reads)), same)

@@ -24,7 +24,7 @@ IRIW = str(ROOT / "litmus" / "classic" / "IRIW.litmus")
 
 FIELDS = (
     "schema", "test", "file", "model", "engine", "condition", "quantifier", "verdict", "ok",
-    "observation", "positive", "negative", "axioms", "flags", "liveness", "vacuous", "vacuity",
+    "observation", "positive", "negative", "axioms", "flags", "liveness", "live", "live_reason", "vacuous", "vacuity",
     "blocked", "states", "witness", "time", "reason", "expect",
 )
 
