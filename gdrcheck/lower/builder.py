@@ -103,9 +103,11 @@ class PathState:
     asyncs: AsyncState = field(default_factory=AsyncState)
     guard: str | None = None
     """The selector of the instruction being lowered (gdrcheck fix), else None."""
-    visits: dict[int, tuple[int | None, dict[str, Expr]]] = field(default_factory=dict)
-    """pc -> (the last event, the registers) when this path last reached that pc: a
-    backward jump to it closes one loop iteration (spin-loop detection)."""
+    visits: dict[int, tuple[int | None, dict[str, Expr], int]] = field(default_factory=dict)
+    """pc -> (the last event, the registers, the length of ``trace``) when this path last
+    reached that pc: a backward jump to it closes one loop iteration (spin detection)."""
+    trace: tuple[int, ...] = ()
+    """The instructions this path executed, in order (spin detection)."""
 
     def copy(self) -> PathState:
         return PathState(
@@ -121,6 +123,7 @@ class PathState:
             self.asyncs.copy(),
             self.guard,
             dict(self.visits),
+            self.trace,
         )
 
     def before(self) -> list[int]:
@@ -260,6 +263,7 @@ def build_thread(
     guards: dict[int, str] | None = None,
     texts: list[str] | None = None,
     positions: list[Pos] | None = None,
+    registers: list[tuple[frozenset[str], frozenset[str]]] | None = None,
 ) -> None:
     """Explore every path of one thread, appending events, blocks and leaves.
 
@@ -267,7 +271,9 @@ def build_thread(
     check's time limit: it raises when the time is up) is called every
     :data:`TICK_EVERY` instructions lowered. ``guards`` (gdrcheck fix): instruction
     index -> the selector its events carry. ``texts`` and ``positions`` (the
-    instructions as written, their places) name a spin loop's branch."""
+    instructions as written, their places) name a spin loop's branch; ``registers`` (the
+    registers each instruction reads and writes) say which registers a loop iteration
+    reads before writing them (without it: every register)."""
     root = builder.new_block(thread, None, None, True)
     start = PathState(builder, thread, place, 0, dict(init_regs), root, None, frozenset(), {})
     stack = [start]
@@ -282,7 +288,8 @@ def build_thread(
             continue
         before = st.pc
         st.guard = guards.get(st.pc) if guards else None
-        st.visits[st.pc] = (st.last, dict(st.regs))
+        st.visits[st.pc] = (st.last, dict(st.regs), len(st.trace))
+        st.trace = (*st.trace, st.pc)
         for nxt in step(st):
             if nxt.pc <= before:  # a backward jump: count it against the bound
                 taken = nxt.back_jumps.get(before, 0) + 1
@@ -293,7 +300,7 @@ def build_thread(
                     site = WaitSite(thread, before + 1, text, where)
                     builder.leaves.append(
                         Leaf(thread, nxt.block, tuple(sorted(nxt.regs.items())), True,
-                             spin=_spin(builder, nxt, site), loop=site)
+                             spin=_spin(builder, nxt, site, registers), loop=site)
                     )
                     continue
             stack.append(nxt)
@@ -305,13 +312,30 @@ SIDE_EFFECT_TAGS = frozenset({"BAR", "ISSUE", "PXY", "GIN", "SHMEM", "LAUNCH", "
 an iteration that has one is not a spin."""
 
 
-def _spin(builder: ProgramBuilder, st: PathState, site: WaitSite) -> Spin | None:
+def live_in(pcs: tuple[int, ...],
+            registers: list[tuple[frozenset[str], frozenset[str]]]) -> set[str]:
+    """The registers that the instructions ``pcs``, executed in this order, read before
+    they write them."""
+    written: set[str] = set()
+    read_first: set[str] = set()
+    for pc in pcs:
+        uses, defs = registers[pc]
+        read_first |= uses - written
+        written |= defs
+    return read_first
+
+
+def _spin(builder: ProgramBuilder, st: PathState, site: WaitSite,
+          registers: list[tuple[frozenset[str], frozenset[str]]] | None = None
+          ) -> Spin | None:
     """The loop iteration that ``st`` just closed with a backward jump, as a
-    :class:`Spin` when it has no side effect on shared memory, else None."""
+    :class:`Spin` when it has no side effect on shared memory, else None. The iteration
+    repeats itself when the registers it reads before writing them end as they began:
+    the others it sets afresh each time."""
     start = st.visits.get(st.pc)
     if start is None:
         return None
-    first_last, regs_before = start
+    first_last, regs_before, at = start
     rmw_reads = {r for r, _ in builder.rmw}
     reads: list[int] = []
     p = st.last
@@ -326,7 +350,9 @@ def _spin(builder: ProgramBuilder, st: PathState, site: WaitSite) -> Spin | None
         p = ev.parent
     if p != first_last:
         return None  # not a simple iteration (the path did not pass the loop head)
-    same = tuple((regs_before.get(r, 0), st.regs.get(r, 0))
-                 for r in sorted(set(regs_before) | set(st.regs))
+    names = set(regs_before) | set(st.regs)
+    if registers is not None:
+        names &= live_in(st.trace[at:], registers)
+    same = tuple((regs_before.get(r, 0), st.regs.get(r, 0)) for r in sorted(names)
                  if regs_before.get(r, 0) != st.regs.get(r, 0))
     return Spin(site, tuple(sorted(reads)), same)
