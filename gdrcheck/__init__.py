@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from gdrcheck.errors import InputError
 
 __all__ = [
-    "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_verdict", "check",
+    "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_hangs",
+    "assert_live", "assert_verdict", "check",
     "expected_models", "fix", "load_test",
 ]
 

@@ -98,3 +98,17 @@ def test_check_asks_it_on_request_and_for_liveness_entries() -> None:
     entry = parse_litmus(SPIN_RESET.replace("PTX spin-reset\n",
                                             "PTX spin-reset\nLiveness=ptx:Hang\n"))
     assert check_test(entry, "ptx").live == "Hang"
+
+
+def test_the_api_asserts_liveness() -> None:
+    import gdrcheck
+
+    out = gdrcheck.assert_live(SPIN_SET, "ptx")
+    assert out.live == "Live"
+    with pytest.raises(AssertionError, match="expected Live, got Hang .*P2 spins forever"):
+        gdrcheck.assert_live(SPIN_RESET, "ptx")
+    with pytest.raises(AssertionError, match="expected Live, got Unknown .*--unroll"):
+        gdrcheck.assert_live(SPIN_COUNT, "ptx")
+    assert gdrcheck.assert_hangs(SPIN_RESET, "ptx").live == "Hang"
+    with pytest.raises(AssertionError, match="expected Hang, got Live"):
+        gdrcheck.assert_hangs(SPIN_SET, "ptx")
