@@ -7,7 +7,7 @@ axioms, not in this code (DESIGN.md).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
@@ -25,6 +25,15 @@ DEFAULT_UNROLL = 2
 
 def _norm_reg(arch: str, name: str) -> str:
     return name.upper() if arch == "X86" else name
+
+
+def _loop_registers(instrs: Sequence[A.Instr], arch: str
+                    ) -> list[tuple[frozenset[str], frozenset[str]]] | None:
+    """The registers each instruction reads and writes, for a thread that can loop (one
+    with a label); None for the others (spin detection needs them only in loops)."""
+    if not any(isinstance(ins, A.Label) for ins in instrs):
+        return None
+    return [register_uses(ins, arch) for ins in instrs]
 
 
 def register_uses(ins: A.Instr, arch: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -174,8 +183,7 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll,
                      tick, {i: g for (t, i), g in guards.items() if t == th.index},
-                     texts, [ins.pos for ins in instrs],
-                     [register_uses(ins, test.arch) for ins in instrs])
+                     texts, [ins.pos for ins in instrs], _loop_registers(instrs, test.arch))
 
     return _program(test, b, locations, init_values, unroll, cond_names)
 
@@ -360,8 +368,7 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
                      unroll, tick, {i: g for (t, i), g in guards.items() if t == th.index},
-                     texts, [ins.pos for ins in instrs],
-                     [register_uses(ins, test.arch) for ins in instrs])
+                     texts, [ins.pos for ins in instrs], _loop_registers(instrs, test.arch))
 
     host.kernel_boundaries(b, host_state)
 

@@ -288,8 +288,9 @@ def build_thread(
             continue
         before = st.pc
         st.guard = guards.get(st.pc) if guards else None
-        st.visits[st.pc] = (st.last, dict(st.regs), len(st.trace))
-        st.trace = (*st.trace, st.pc)
+        if registers is not None:  # a thread that can loop: keep what spin detection needs
+            st.visits[st.pc] = (st.last, dict(st.regs), len(st.trace))
+            st.trace = (*st.trace, st.pc)
         for nxt in step(st):
             if nxt.pc <= before:  # a backward jump: count it against the bound
                 taken = nxt.back_jumps.get(before, 0) + 1
@@ -353,6 +354,8 @@ def _spin(builder: ProgramBuilder, st: PathState, site: WaitSite,
     names = set(regs_before) | set(st.regs)
     if registers is not None:
         names &= live_in(st.trace[at:], registers)
+    else:
+        return None
     same = tuple((regs_before.get(r, 0), st.regs.get(r, 0)) for r in sorted(names)
                  if regs_before.get(r, 0) != st.regs.get(r, 0))
     return Spin(site, tuple(sorted(reads)), same)
