@@ -28,7 +28,8 @@ __version__ = "0.1.0"
 """The package's version (pyproject.toml reads it from here)."""
 
 __all__ = [
-    "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_verdict", "check",
+    "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_hangs",
+    "assert_live", "assert_verdict", "check",
     "expected_models", "fix", "load_test",
 ]
 

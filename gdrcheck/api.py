@@ -70,7 +70,7 @@ class Outcome:
     flags: list[str]
     """The flags that fired (the verdict is then Undefined)."""
     liveness: list[str]
-    """Why a blocking wait may hang forever (empty: every wait returns)."""
+    """Why a blocking wait or a spin loop may hang forever (empty: none found)."""
     vacuous: bool
     """No consistent execution completes: the verdict holds of nothing."""
     vacuity: str | None
@@ -84,6 +84,12 @@ class Outcome:
     ``explain=True``, the text of ``gdrcheck explain`` (the cycle that each axiom
     ruling the outcome out finds, with the rules of its edges) when
     :mod:`gdrcheck.explain` is there."""
+
+    @property
+    def live(self) -> str | None:
+        """The liveness answer when it was asked (``liveness=True``, a ``Liveness=``
+        entry): ``Hang``, ``Live`` or ``Unknown`` (docs/liveness.md); else None."""
+        return self.result.live
 
     @property
     def allowed(self) -> bool:
@@ -252,6 +258,37 @@ def assert_verdict(test: str | Path | A.Test, verdict: str,
             + (f" (rejected by {', '.join(out.axioms)})" if out.axioms else "")
             + (f" (flags: {', '.join(out.flags)})" if out.flags else "")
             + f"\n{out.explanation}")
+    return out
+
+
+def assert_live(test: str | Path | A.Test, model: str | ModelSpec | None = None,
+                **kw: Any) -> Outcome:
+    """Raise AssertionError unless no blocking wait or spin loop of ``test`` can block
+    forever in a fair execution under ``model`` (the liveness question,
+    docs/liveness.md): a Hang names the stuck threads and what they keep reading; an
+    Unknown (the loop bound or the time limit did not cover every execution) fails too,
+    with its reason. Keyword arguments are those of :func:`check`."""
+    kw["liveness"] = True
+    out = check(test, model, **kw)
+    if out.live != "Live":
+        why = ("; ".join(out.liveness) if out.live == "Hang"
+               else out.result.live_reason or "no answer")
+        raise AssertionError(f"{out.test} under {out.model}: expected Live, got {out.live} "
+                             f"({why})")
+    return out
+
+
+def assert_hangs(test: str | Path | A.Test, model: str | ModelSpec | None = None,
+                 **kw: Any) -> Outcome:
+    """Raise AssertionError unless some wait or spin loop of ``test`` can block forever
+    in a fair execution under ``model`` (a regression test that a known hang is still
+    found)."""
+    kw["liveness"] = True
+    out = check(test, model, **kw)
+    if out.live != "Hang":
+        why = out.result.live_reason or "every wait and spin returns"
+        raise AssertionError(f"{out.test} under {out.model}: expected Hang, got {out.live} "
+                             f"({why})")
     return out
 
 

@@ -214,7 +214,7 @@ class LitmusItem(pytest.Item):
         test: A.Test = parent.test
         res = self._result()
         if self.liveness:
-            got = "Hang" if res.liveness else "Live"
+            got = res.liveness_answer
             if got != self.want:
                 hang = ("waits that may hang: " + ", ".join(res.liveness) if res.liveness
                        else "every blocking wait returns")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gdrcheck.analysis.models import ModelSpec, check_model_names, get_model
+from gdrcheck.analysis.models import ModelSpec, check_model_names, expected_verdict, get_model
 from gdrcheck.analysis.options import AUTO_EXPLICIT_BOUND, DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat.loader import FEATURES, LoadedModel
 from gdrcheck.engine.deadline import Deadline, Expired
@@ -111,4 +111,21 @@ def check_test(
         res.vacuity = why.message(options.unroll)
         # a wait that no execution satisfies hangs (docs/litmus-format.md §13)
         res.liveness = [*res.liveness, *(f"never satisfied: {w}" for w in why.blocked)]
+    if options.liveness or expected_verdict(test, spec, variants, liveness=True) is not None:
+        ask_liveness(res, test, loaded, chosen, options, deadline)
     return res
+
+
+def ask_liveness(res: Result, test: A.Test, loaded: LoadedModel, chosen: frozenset[str],
+                 options: CheckOptions, deadline: Deadline) -> None:
+    """Add the liveness question's answer to ``res`` (``live``, the stuck threads in
+    ``liveness``). A liveness flag of the model or a wait that no execution satisfies is
+    a hang whatever the search finds."""
+    from gdrcheck.analysis.liveness import liveness
+
+    ans = liveness(test, loaded, chosen, options, deadline)
+    res.liveness = [*res.liveness, *(r for r in ans.reasons() if r not in res.liveness)]
+    if res.liveness:
+        res.live = "Hang"
+    else:
+        res.live, res.live_reason = ans.answer, ans.reason

@@ -156,9 +156,10 @@ def check_model_names(test: A.Test, include_dirs: Sequence[str] = ()) -> None:
 
 
 def expected_specs(test: A.Test) -> list[ModelSpec]:
-    """The models of the test's ``Expect=`` lines, in order, without repeats; the
-    dialect's default model when there are none."""
-    seen = list(dict.fromkeys(ModelSpec(e.model, e.variants) for e in test.expectations))
+    """The models of the test's ``Expect=`` lines, then of its ``Liveness=`` lines, in
+    order, without repeats; the dialect's default model when there are none."""
+    seen = list(dict.fromkeys(ModelSpec(e.model, e.variants)
+                              for e in (*test.expectations, *test.liveness_expectations)))
     return seen or [ModelSpec(DEFAULT_MODEL[test.arch])]
 
 

@@ -42,6 +42,10 @@ class CheckOptions:
     """Directories searched for models before the shipped ones (``-I``)."""
     states: bool = False
     """List every reachable final state (herd's States; exponential in general)."""
+    liveness: bool = False
+    """Ask the liveness question too (can a wait or a spin loop block forever in a fair
+    execution: gdrcheck/analysis/liveness.py); a test's ``Liveness=`` entry asks it for
+    its model anyway."""
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:

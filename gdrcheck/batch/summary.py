@@ -49,7 +49,7 @@ class BatchReport:
             test = self.tests.get(key)
             want = None if test is None else expected(test, str(rec.get("model")), True)
             if want is not None:
-                got = "Hang" if rec.get("liveness") else "Live"
+                got = str(rec.get("live") or ("Hang" if rec.get("liveness") else "Live"))
                 if got != want:
                     out.append(Mismatch(key, "liveness", want, got))
         return out

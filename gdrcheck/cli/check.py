@@ -57,10 +57,15 @@ from gdrcheck.errors import InputError
 @click.option("--explain", "explain_", is_flag=True, help="After each herd result, print "
               "the explanation of `gdrcheck explain`.")
 @lint_option
+@click.option("--liveness", "liveness_", is_flag=True, help="Also ask whether a blocking "
+              "wait or a spin loop can block forever in a fair execution: Hang (with the "
+              "stuck threads), Live, or Unknown when the loop bound or the time limit did "
+              "not cover every execution (docs/liveness.md).")
 def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
           variants: tuple[str, ...], engine: str, fmt: str | None, timeout: float | None,
           states: bool, show_witness: bool, unroll: int, graph: str | None = None,
-          show: str = "witness", explain_: bool = False, lints: bool = True) -> None:
+          show: str = "witness", explain_: bool = False, lints: bool = True,
+          liveness_: bool = False) -> None:
     """Check litmus FILES: the verdict of each condition under the model."""
 
     from gdrcheck.analysis.check import check_test
@@ -78,7 +83,8 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     from gdrcheck.report.table import Row, result_table
 
     options = check_options(engine=engine, timeout=timeout, unroll=unroll,
-                            include_dirs=include_dirs, states=states)
+                            include_dirs=include_dirs, states=states).overlay(
+                                liveness=liveness_)
     extra = split(variants)
     bad_input = False
     mismatches = 0
@@ -141,7 +147,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             if met is False:
                 mismatches += 1
             live_want = expected_verdict(test, spec, ex, liveness=True)
-            live = "Hang" if res.liveness else "Live"
+            live = res.liveness_answer
             if live_want is not None and live_want != live:
                 mismatches += 1
             rows.append(Row(res.model, res, want))

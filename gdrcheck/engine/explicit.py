@@ -112,7 +112,7 @@ class ExplicitEngine:
                 cand = next(candidates, None)
                 if cand is None:
                     break
-                frame, full, vals = cand
+                frame, full, vals, _ = cand
                 full_d = dict(full)
                 state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
                 if test.filter is not None and not obs.eval_state(test.filter, state):
@@ -174,8 +174,49 @@ class ExplicitEngine:
 
     # -- candidates ------------------------------------------------------------
 
+    def find(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
+             test: A.Test, accept: Callable[[Frame, tuple[Leaf, ...], dict[int, int]], bool],
+             path_of: Any = None, deadline: Deadline | None = None) -> Witness | None:
+        """A consistent candidate execution (every named check holds, no barrier waits
+        for a later arrival, the test's filter holds) that ``accept`` takes, given its
+        frame, its leaf per thread and its read values; None when there is none. When
+        the time runs out, None with ``gave_up`` set."""
+        if deadline is None:
+            deadline = Deadline(self.timeout)
+        self.gave_up = False
+        obs = Observables(test)
+        tick = deadline.tick
+        static: tuple[dict[int, Formula], dict[str, Any]] | None = None
+        candidates = self._candidates(prog, tick)
+        try:
+            for frame, full, vals, leaves in candidates:
+                tick()
+                if not accept(frame, leaves, vals):
+                    continue
+                full_d = dict(full)
+                state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
+                if test.filter is not None and not obs.eval_state(test.filter, state):
+                    continue
+                if static is None or static[0] is not frame.exec:
+                    static = (frame.exec, static_env(prog, frame.exec, tick))
+                env = base_env(frame, tick, static=static[1])
+                ev = Interpreter(env, ConcreteBackend(), variants, path_of, tick=tick).run(stmts)
+                if any(not c.flag and not concrete_check(c) for c in ev.checks):
+                    continue
+                if frame.syncbar:
+                    progress = union(env["po"], RelV(dict(frame.syncbar)))
+                    if any(a == b for a, b in concrete_closure(progress.m)):  # type: ignore[arg-type]
+                        continue
+                return _witness(prog, frame, vals, state)
+        except Expired:
+            self.gave_up = True
+        return None
+
+    gave_up: bool = False
+    """The last :meth:`find` ran out of time."""
+
     def _candidates(self, prog: Program, tick: Callable[[], None]
-                    ) -> Iterator[tuple[Frame, State, dict[int, int]]]:
+                    ) -> Iterator[tuple[Frame, State, dict[int, int], tuple[Leaf, ...]]]:
         """Every candidate execution; ``tick`` (the time limit's poll) is called for
         each choice of paths and of rf sources, also those that yield nothing."""
         threads = range(prog.nthreads)
@@ -209,7 +250,9 @@ class ExplicitEngine:
                     continue
                 if not _paths_agree(prog, leaves, vals):
                     continue
-                yield from self._orders(prog, leaves, exe, evs, writes_at, rf_of, vals)
+                for frame, state, vs in self._orders(prog, leaves, exe, evs, writes_at,
+                                                     rf_of, vals):
+                    yield frame, state, vs, leaves
                 count += 1
                 if count > self.limit:
                     raise UnsupportedError(

@@ -88,6 +88,19 @@ class Result:
     """When no execution completes: the blocking waits that no execution satisfies."""
     vacuity: str | None = None
     """When no execution completes: why, in words (None: some execution completes)."""
+    live: str | None = None
+    """The answer to the liveness question when it was asked (``check --liveness``, a
+    ``Liveness=`` entry): ``Hang``, ``Live`` or ``Unknown`` (gdrcheck/analysis/liveness.py)."""
+    live_reason: str | None = None
+    """Why the liveness answer is Unknown."""
+
+    @property
+    def liveness_answer(self) -> str:
+        """``Hang``, ``Live`` or ``Unknown``: the liveness question's answer when it was
+        asked, else what the model's liveness flags and the vacuity search found."""
+        if self.live is not None:
+            return self.live
+        return "Hang" if self.liveness else "Live"
 
     @property
     def vacuous(self) -> bool:

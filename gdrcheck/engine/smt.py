@@ -620,39 +620,44 @@ class SmtEngine:
         return sorted(out)
 
     def _witness(self, q: Query, m: z3.ModelRef) -> Witness:
-        enc = q.enc
-        prog = enc.program
+        return witness_of_model(q, m)
 
-        def true(f: Formula) -> bool:
-            return bool(z3.is_true(m.eval(to_z3(f), model_completion=True)))
 
-        executed = [e for e in prog.events if true(enc.frame.exec[e.eid])]
-        wevents = []
-        for e in executed:
-            if e.kind == "R":
-                val: int | None = m.eval(enc.read_val[e.eid], model_completion=True).as_long()  # type: ignore[attr-defined]
-            elif e.kind == "W":
-                val = m.eval(enc.value(e.value or 0), model_completion=True).as_long()  # type: ignore[attr-defined]
-            else:
-                val = None
-            wevents.append(WitnessEvent(e.eid, e.thread, e.kind, e.loc, val, e.label,
-                                        tuple(sorted(e.tags)), e.agent))
-        rf = [p for p, f in enc.rf_var.items() if true(f)]
-        co: dict[str, list[int]] = {}
-        for e in executed:
-            if e.kind == "W" and e.loc is not None:
-                co.setdefault(e.loc, []).append(e.eid)
-        for _loc, ws in co.items():
-            ws.sort(key=lambda w: 0 if prog.events[w].is_init else
-                    m.eval(enc.co_pos[w], model_completion=True).as_long())  # type: ignore[union-attr]
-        terms = q.observables.terms_z3(enc)
-        state = tuple((name, m.eval(t, model_completion=True).as_long())  # type: ignore[attr-defined]
-                      for name, t in terms)
-        extra = {
-            "fso": [p for p, f in enc.frame.fso.items() if true(f)],
-            "syncbar": [p for p, f in enc.frame.syncbar.items() if true(f)],
-        }
-        return Witness(wevents, rf, co, state, {k: v for k, v in extra.items() if v})
+def witness_of_model(q: Query, m: z3.ModelRef) -> Witness:
+    """The execution that a z3 model of ``q`` describes."""
+    enc = q.enc
+    prog = enc.program
+
+    def true(f: Formula) -> bool:
+        return bool(z3.is_true(m.eval(to_z3(f), model_completion=True)))
+
+    executed = [e for e in prog.events if true(enc.frame.exec[e.eid])]
+    wevents = []
+    for e in executed:
+        if e.kind == "R":
+            val: int | None = m.eval(enc.read_val[e.eid], model_completion=True).as_long()  # type: ignore[attr-defined]
+        elif e.kind == "W":
+            val = m.eval(enc.value(e.value or 0), model_completion=True).as_long()  # type: ignore[attr-defined]
+        else:
+            val = None
+        wevents.append(WitnessEvent(e.eid, e.thread, e.kind, e.loc, val, e.label,
+                                    tuple(sorted(e.tags)), e.agent))
+    rf = [p for p, f in enc.rf_var.items() if true(f)]
+    co: dict[str, list[int]] = {}
+    for e in executed:
+        if e.kind == "W" and e.loc is not None:
+            co.setdefault(e.loc, []).append(e.eid)
+    for _loc, ws in co.items():
+        ws.sort(key=lambda w: 0 if prog.events[w].is_init else
+                m.eval(enc.co_pos[w], model_completion=True).as_long())  # type: ignore[union-attr]
+    terms = q.observables.terms_z3(enc)
+    state = tuple((name, m.eval(t, model_completion=True).as_long())  # type: ignore[attr-defined]
+                  for name, t in terms)
+    extra = {
+        "fso": [p for p, f in enc.frame.fso.items() if true(f)],
+        "syncbar": [p for p, f in enc.frame.syncbar.items() if true(f)],
+    }
+    return Witness(wevents, rf, co, state, {k: v for k, v in extra.items() if v})
 
 
 def cmp_to_z3(c: CmpExpr, enc: Encoding) -> z3.BoolRef:

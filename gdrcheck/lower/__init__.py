@@ -6,7 +6,8 @@ axioms, not in this code (DESIGN.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
@@ -24,6 +25,44 @@ DEFAULT_UNROLL = 2
 
 def _norm_reg(arch: str, name: str) -> str:
     return name.upper() if arch == "X86" else name
+
+
+def _loop_registers(instrs: Sequence[A.Instr], arch: str
+                    ) -> list[tuple[frozenset[str], frozenset[str]]] | None:
+    """The registers each instruction reads and writes, for a thread that can loop (one
+    with a label); None for the others (spin detection needs them only in loops)."""
+    if not any(isinstance(ins, A.Label) for ins in instrs):
+        return None
+    return [register_uses(ins, arch) for ins in instrs]
+
+
+def register_uses(ins: A.Instr, arch: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the registers ``ins`` reads, those it writes). A ``dst`` register is written (and
+    read too by an X86 instruction other than MOV, which updates it); every other
+    register operand is read."""
+    uses: set[str] = set()
+    defs: set[str] = set()
+
+    def walk(v: object, into: set[str]) -> None:
+        if isinstance(v, A.Reg):
+            into.add(_norm_reg(arch, v.name))
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                walk(x, into)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name), into)
+
+    assert dataclasses.is_dataclass(ins)
+    for f in dataclasses.fields(ins):
+        value = getattr(ins, f.name)
+        if f.name == "dst" and isinstance(value, A.Reg):
+            walk(value, defs)
+            if arch == "X86" and type(ins).__name__ != "X86Mov":
+                walk(value, uses)
+        else:
+            walk(value, uses)
+    return frozenset(uses), frozenset(defs)
 
 
 def _instr_locations(ins: A.Instr) -> Iterator[A.LocRef]:
@@ -143,7 +182,8 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll,
-                     tick, {i: g for (t, i), g in guards.items() if t == th.index})
+                     tick, {i: g for (t, i), g in guards.items() if t == th.index},
+                     texts, [ins.pos for ins in instrs], _loop_registers(instrs, test.arch))
 
     return _program(test, b, locations, init_values, unroll, cond_names)
 
@@ -328,7 +368,8 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
                 raise err.with_context(test.path, test.source) from None
 
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}),
-                     unroll, tick, {i: g for (t, i), g in guards.items() if t == th.index})
+                     unroll, tick, {i: g for (t, i), g in guards.items() if t == th.index},
+                     texts, [ins.pos for ins in instrs], _loop_registers(instrs, test.arch))
 
     host.kernel_boundaries(b, host_state)
 

@@ -21,6 +21,7 @@ from gdrcheck.lower.program import (
     Expr,
     Leaf,
     ReadVal,
+    Spin,
     WaitSite,
     eval_binop,
     eval_cmp,
@@ -102,6 +103,11 @@ class PathState:
     asyncs: AsyncState = field(default_factory=AsyncState)
     guard: str | None = None
     """The selector of the instruction being lowered (gdrcheck fix), else None."""
+    visits: dict[int, tuple[int | None, dict[str, Expr], int]] = field(default_factory=dict)
+    """pc -> (the last event, the registers, the length of ``trace``) when this path last
+    reached that pc: a backward jump to it closes one loop iteration (spin detection)."""
+    trace: tuple[int, ...] = ()
+    """The instructions this path executed, in order (spin detection)."""
 
     def copy(self) -> PathState:
         return PathState(
@@ -116,6 +122,8 @@ class PathState:
             dict(self.back_jumps),
             self.asyncs.copy(),
             self.guard,
+            dict(self.visits),
+            self.trace,
         )
 
     def before(self) -> list[int]:
@@ -211,7 +219,9 @@ class PathState:
             return False
         yes, no = fork
         regs = tuple(sorted(no.regs.items()))
-        self.builder.leaves.append(Leaf(self.thread, no.block, regs, True, wait))
+        polled = tuple(sorted(expr_reads(cond))) if wait is not None else ()
+        self.builder.leaves.append(Leaf(self.thread, no.block, regs, True, wait,
+                                        wait_reads=polled))
         self.block = yes.block
         self.ctrl_reads = yes.ctrl_reads
         return True
@@ -251,13 +261,19 @@ def build_thread(
     unroll: int,
     tick: Callable[[], None] | None = None,
     guards: dict[int, str] | None = None,
+    texts: list[str] | None = None,
+    positions: list[Pos] | None = None,
+    registers: list[tuple[frozenset[str], frozenset[str]]] | None = None,
 ) -> None:
     """Explore every path of one thread, appending events, blocks and leaves.
 
     The number of paths is exponential in the branches of the thread: ``tick`` (the
     check's time limit: it raises when the time is up) is called every
     :data:`TICK_EVERY` instructions lowered. ``guards`` (gdrcheck fix): instruction
-    index -> the selector its events carry."""
+    index -> the selector its events carry. ``texts`` and ``positions`` (the
+    instructions as written, their places) name a spin loop's branch; ``registers`` (the
+    registers each instruction reads and writes) say which registers a loop iteration
+    reads before writing them (without it: every register)."""
     root = builder.new_block(thread, None, None, True)
     start = PathState(builder, thread, place, 0, dict(init_regs), root, None, frozenset(), {})
     stack = [start]
@@ -272,13 +288,74 @@ def build_thread(
             continue
         before = st.pc
         st.guard = guards.get(st.pc) if guards else None
+        if registers is not None:  # a thread that can loop: keep what spin detection needs
+            st.visits[st.pc] = (st.last, dict(st.regs), len(st.trace))
+            st.trace = (*st.trace, st.pc)
         for nxt in step(st):
             if nxt.pc <= before:  # a backward jump: count it against the bound
                 taken = nxt.back_jumps.get(before, 0) + 1
                 nxt.back_jumps[before] = taken
                 if taken >= unroll:
+                    text = texts[before] if texts else f"branch at row {before + 1}"
+                    where = positions[before] if positions else NOPOS
+                    site = WaitSite(thread, before + 1, text, where)
                     builder.leaves.append(
-                        Leaf(thread, nxt.block, tuple(sorted(nxt.regs.items())), True)
+                        Leaf(thread, nxt.block, tuple(sorted(nxt.regs.items())), True,
+                             spin=_spin(builder, nxt, site, registers), loop=site)
                     )
                     continue
             stack.append(nxt)
+
+
+SIDE_EFFECT_TAGS = frozenset({"BAR", "ISSUE", "PXY", "GIN", "SHMEM", "LAUNCH", "KSYNC",
+                              "FLUSHRDMA", "WAITSEND", "ASYNCWAIT", "ARRIVE"})
+"""Tags of fence-kind events that act on something shared (barriers, API calls, ...):
+an iteration that has one is not a spin."""
+
+
+def live_in(pcs: tuple[int, ...],
+            registers: list[tuple[frozenset[str], frozenset[str]]]) -> set[str]:
+    """The registers that the instructions ``pcs``, executed in this order, read before
+    they write them."""
+    written: set[str] = set()
+    read_first: set[str] = set()
+    for pc in pcs:
+        uses, defs = registers[pc]
+        read_first |= uses - written
+        written |= defs
+    return read_first
+
+
+def _spin(builder: ProgramBuilder, st: PathState, site: WaitSite,
+          registers: list[tuple[frozenset[str], frozenset[str]]] | None = None
+          ) -> Spin | None:
+    """The loop iteration that ``st`` just closed with a backward jump, as a
+    :class:`Spin` when it has no side effect on shared memory, else None. The iteration
+    repeats itself when the registers it reads before writing them end as they began:
+    the others it sets afresh each time."""
+    start = st.visits.get(st.pc)
+    if start is None:
+        return None
+    first_last, regs_before, at = start
+    rmw_reads = {r for r, _ in builder.rmw}
+    reads: list[int] = []
+    p = st.last
+    while p is not None and p != first_last:
+        ev = builder.events[p]
+        if ev.op is not None or ev.agent or ev.kind == "W" or p in rmw_reads:
+            return None
+        if ev.kind == "F" and ev.tags & SIDE_EFFECT_TAGS:
+            return None
+        if ev.kind == "R":
+            reads.append(p)
+        p = ev.parent
+    if p != first_last:
+        return None  # not a simple iteration (the path did not pass the loop head)
+    names = set(regs_before) | set(st.regs)
+    if registers is not None:
+        names &= live_in(st.trace[at:], registers)
+    else:
+        return None
+    same = tuple((regs_before.get(r, 0), st.regs.get(r, 0)) for r in sorted(names)
+                 if regs_before.get(r, 0) != st.regs.get(r, 0))
+    return Spin(site, tuple(sorted(reads)), same)

@@ -190,6 +190,22 @@ class WaitSite:
 
 
 @dataclass(frozen=True)
+class Spin:
+    """The last iteration of a loop at the ``--unroll`` bound, when that iteration has no
+    side effect on shared memory (only reads and memory fences of the thread itself, no
+    write, read-modify-write, barrier or API call): a spin loop, which the thread may
+    repeat forever (Dartagnan's dynamic spin-loop detection: only a loop's last iteration
+    is looked at). The iteration repeats itself exactly when every register it changed
+    ends with the value it started with: ``same`` holds those (start, end) pairs."""
+
+    site: WaitSite
+    """The loop's backward branch (its row and text)."""
+    reads: tuple[int, ...]
+    """The iteration's read events."""
+    same: tuple[tuple[Expr, Expr], ...] = ()
+
+
+@dataclass(frozen=True)
 class Leaf:
     """The end of one path of a thread: its block and final registers."""
 
@@ -199,6 +215,22 @@ class Leaf:
     cut: bool  # the unroll bound was reached, or a wait blocks: the execution is discarded
     wait: WaitSite | None = None
     """For the failing outcome of a blocking wait: the wait (else the unroll bound)."""
+    spin: Spin | None = None
+    """For a cut at the unroll bound whose last iteration is side-effect free: the spin."""
+    loop: WaitSite | None = None
+    """For a cut at the unroll bound: the loop's backward branch."""
+    wait_reads: tuple[int, ...] = ()
+    """For a failing wait: the reads its condition depends on (the wait polls them)."""
+
+    def polled(self) -> tuple[int, ...]:
+        """The reads a thread stuck here repeats forever (a fair scheduler lets each of
+        them see the last write to its location)."""
+        return self.spin.reads if self.spin is not None else self.wait_reads
+
+    @property
+    def stuck(self) -> bool:
+        """A thread may stay here forever: a blocking wait that fails, or a spin."""
+        return self.cut and (self.wait is not None or self.spin is not None)
 
 
 @dataclass
@@ -261,6 +293,22 @@ class Program:
     def blocking_waits(self) -> list[Leaf]:
         """The leaves where a blocking wait fails (the path ends there, discarded)."""
         return [lf for lf in self.leaves if lf.cut and lf.wait is not None]
+
+    def stuck_leaves(self) -> list[Leaf]:
+        """The leaves where a thread may stay forever (failing waits and spins)."""
+        return [lf for lf in self.leaves if lf.stuck]
+
+    def bound_cuts(self) -> list[Leaf]:
+        """The leaves where the ``--unroll`` bound cut a loop with side effects."""
+        return [lf for lf in self.leaves if lf.cut and not lf.stuck]
+
+    def with_leaves_relaxed(self, which: list[Leaf]) -> Program:
+        """The same program in which the paths that end at ``which`` (cut leaves) are
+        kept: a thread may stop there (the liveness question's executions)."""
+        keep = {id(lf) for lf in which}
+        leaves = [dataclasses.replace(lf, cut=False) if id(lf) in keep else lf
+                  for lf in self.leaves]
+        return dataclasses.replace(self, leaves=leaves)
 
     def with_waits_relaxed(self) -> Program:
         """The same program in which a thread may stop at a wait that fails: its path

@@ -92,6 +92,9 @@ def format_result(test: A.Test, res: Result, show_witness: bool = False) -> str:
         out.append(f"Flag {f}")
     for f in res.liveness:
         out.append(f"Liveness {res.test} {res.model} may hang: {f}")
+    if res.live is not None:
+        why = f" ({res.live_reason})" if res.live_reason else ""
+        out.append(f"Liveness {res.test} {res.model} {res.live}{why}")
     q = test.condition.quantifier
     out.append(f"Condition {q} ({format_prop(test.condition.prop)})")
     if res.verdict != "Unknown":

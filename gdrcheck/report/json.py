@@ -45,6 +45,8 @@ def result_json(test: A.Test, res: Result, expectation: dict[str, Any] | None = 
         "axioms": res.axioms,
         "flags": res.flags,
         "liveness": res.liveness,
+        "live": res.live,
+        "live_reason": res.live_reason,
         "vacuous": res.vacuous,
         "vacuity": res.vacuity,
         "blocked": [{"thread": w.thread, "row": w.row, "instruction": w.text,

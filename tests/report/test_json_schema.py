@@ -24,8 +24,8 @@ IRIW = str(ROOT / "litmus" / "classic" / "IRIW.litmus")
 
 FIELDS = (
     "schema", "test", "file", "model", "engine", "condition", "quantifier", "verdict", "ok",
-    "observation", "positive", "negative", "axioms", "flags", "liveness", "vacuous", "vacuity",
-    "blocked", "states", "witness", "time", "reason", "expect", "lints",
+    "observation", "positive", "negative", "axioms", "flags", "liveness", "live", "live_reason",
+    "vacuous", "vacuity", "blocked", "states", "witness", "time", "reason", "expect", "lints",
 )
 
 
