@@ -150,7 +150,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             live = res.liveness_answer
             if live_want is not None and live_want != live:
                 mismatches += 1
-            rows.append(Row(res.model, res, want))
+            rows.append(Row(res.model, res, want, live_expected=live_want))
             if graph:
                 draw(test, spec, ex, res, options, path=graph, index=len(rows) - 1,
                      several=len(files) > 1 or len(runs) > 1, show=show)
