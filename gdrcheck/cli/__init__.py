@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "hw": "gdrcheck.cli.hw",
     "verdicts": "gdrcheck.cli.verdicts",
     "validate": "gdrcheck.cli.validate",
+    "kernel": "gdrcheck.cli.kernel",
 }
 """Command name -> the module that defines it (a click command of the same name)."""
 
