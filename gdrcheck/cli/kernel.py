@@ -40,6 +40,12 @@ from gdrcheck.errors import InputError
 @click.option("--unroll", type=click.IntRange(min=1), default=None,
               help="Times a loop whose exit depends on a value read may run on one path "
               "(default 2).")
+@click.option("--init", "init_fn", default=None, help="A __device__ function of the file, "
+              "with the kernel's parameters: the host's initialisation of the buffers, run "
+              "on every rank before the kernel (constant stores only).")
+@click.option("--check", "check_fn", default=None, help="A __device__ function of the file, "
+              "with the kernel's parameters: the host's check after the kernel, its asserts "
+              "over the buffers' final values (== and != only).")
 @click.option("--emit-litmus", is_flag=True, help="Print the extracted litmus test instead "
               "of checking it.")
 @click.option("--clang", default=None, help="The clang to compile with (default: "
@@ -53,7 +59,7 @@ from gdrcheck.errors import InputError
 def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, block: int,
            nodes: str | None, args: tuple[str, ...], models: tuple[str, ...],
            expect: tuple[str, ...], liveness: tuple[str, ...], unroll: int | None,
-           emit_litmus: bool, clang: str | None, show_witness: bool,
+           init_fn: str | None, check_fn: str | None, emit_litmus: bool, clang: str | None, show_witness: bool,
            include_dirs: tuple[str, ...], variants: tuple[str, ...], engine: str,
            timeout: float | None) -> None:
     """Check the CUDA kernel in FILE: Allowed when some execution fails a device assert,
@@ -69,7 +75,7 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
     try:
         if kernel_name is not None:
             runs = [make_run(kernel_name, ranks, grid, block, nodes, args, models, expect,
-                             liveness, unroll)]
+                             liveness, unroll, init=init_fn, check=check_fn)]
         else:
             runs = file_runs(read_source(file))
             if not runs:

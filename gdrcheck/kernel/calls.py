@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
-from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond
+from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
 
 if TYPE_CHECKING:
     from gdrcheck.kernel.extract import Extractor, Frame, ThreadExtractor
@@ -348,10 +348,16 @@ def _plain(call: str) -> Handler:
 
 
 def _assert(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
-    from gdrcheck.kernel.extract import AssertSite
+    from gdrcheck.kernel.extract import AssertSite, HostFailure
 
     ok = args[0]
     expr = args[1].why if isinstance(args[1], Opaque) else "assert"
+    if th.host == "check":
+        holds = th.truth(ok, ins.pos, "an assert")
+        if holds is not True:
+            fails = (not holds) if isinstance(holds, bool) else negate(holds)
+            th.ex.host_failures.append(HostFailure(th.code.rank, ins.pos, expr, fails))
+        return None
     site = (fr.depth, f"assert@{ins.pos}#{id(ins)}")
     fresh = site not in th.regs
     flag = th.reg(*site)

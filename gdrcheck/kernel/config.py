@@ -64,7 +64,8 @@ def make_run(kernel: str | None, ranks: int | None, grid: int = 1, block: int = 
              nodes: str | None = None, args: tuple[str, ...] = (),
              models: tuple[str, ...] = (), expect: tuple[str, ...] = (),
              liveness: tuple[str, ...] = (), unroll: int | None = None,
-             pos: Pos = Pos(0, 0)) -> KernelRun:
+             pos: Pos = Pos(0, 0), init: str | None = None,
+             check: str | None = None) -> KernelRun:
     """A run from option values (the command line's or a ``// gdrcheck:`` line's)."""
     if not kernel:
         raise InputError("--kernel NAME is needed (the __global__ function to check)")
@@ -74,7 +75,7 @@ def make_run(kernel: str | None, ranks: int | None, grid: int = 1, block: int = 
     parsed = tuple(parse_arg(a) for a in args)
     models_list = tuple(m.strip() for group in models for m in group.split(",") if m.strip())
     return KernelRun(
-        Config(kernel, ranks, grid, block, node_list, parsed), models_list,
+        Config(kernel, ranks, grid, block, node_list, parsed, init, check), models_list,
         tuple(check_entry(e, _VERDICTS, "--expect") for e in expect),
         tuple(check_entry(e, _LIVENESS, "--liveness") for e in liveness), unroll, pos)
 
@@ -89,7 +90,8 @@ def parse_line(text: str, pos: Pos) -> KernelRun:
     opts: dict[str, list[str]] = {}
     names = {"--kernel": "kernel", "--ranks": "ranks", "--grid": "grid", "--block": "block",
              "--nodes": "nodes", "--arg": "arg", "-m": "model", "--model": "model",
-             "--expect": "expect", "--liveness": "liveness", "--unroll": "unroll"}
+             "--expect": "expect", "--liveness": "liveness", "--unroll": "unroll",
+             "--init": "init", "--check": "check"}
     k = 0
     while k < len(tokens):
         tok = tokens[k]
@@ -124,7 +126,8 @@ def parse_line(text: str, pos: Pos) -> KernelRun:
         return make_run(one("kernel"), integer("ranks", None), integer("grid", 1) or 1,
                         integer("block", 1) or 1, one("nodes"), tuple(opts.get("arg", [])),
                         tuple(opts.get("model", [])), tuple(opts.get("expect", [])),
-                        tuple(opts.get("liveness", [])), integer("unroll", None), pos)
+                        tuple(opts.get("liveness", [])), integer("unroll", None), pos,
+                        one("init"), one("check"))
     except InputError as err:
         if not err.pos.line:
             err.pos = pos

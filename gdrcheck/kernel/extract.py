@@ -56,6 +56,8 @@ class Config:
     block: int = 1
     nodes: tuple[int, ...] | None = None
     args: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    init: str | None = None  # a __device__ function: the host's initialisation, per rank
+    check: str | None = None  # a __device__ function: the host's check after the kernel
 
     def node_of(self, rank: int) -> int:
         return self.nodes[rank] if self.nodes else rank
@@ -84,6 +86,16 @@ class AssertSite:
     expr: str
 
 
+@dataclass(frozen=True)
+class HostFailure:
+    """When the host check of ``rank`` fails: a condition over final values."""
+
+    rank: int
+    pos: SrcPos | None
+    expr: str
+    fails: Cond | bool
+
+
 @dataclass
 class ThreadCode:
     index: int
@@ -103,6 +115,8 @@ class Extraction:
     locations: dict[str, int]  # base -> element size (bytes)
     indices: dict[str, set[int]]  # base -> element indices accessed
     asserts: list[AssertSite]
+    init_values: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    host_failures: list[HostFailure] = field(default_factory=list)
 
     def location_name(self, base: str, index: int) -> str:
         if self.indices.get(base, {0}) <= {0}:
@@ -143,9 +157,10 @@ when every index accessed is known)."""
 class ThreadExtractor:
     """Interprets the kernel for one (rank, CTA, thread)."""
 
-    def __init__(self, ex: Extractor, code: ThreadCode) -> None:
+    def __init__(self, ex: Extractor, code: ThreadCode, host: str | None = None) -> None:
         self.ex = ex
         self.code = code
+        self.host = host  # None: a kernel thread; "init" or "check": a host function
         self.regs: dict[tuple[int, str], str] = {}
         self.labels = 0
         self.steps = 0
@@ -162,11 +177,20 @@ class ThreadExtractor:
     def fresh_reg(self, hint: str) -> str:
         return self.reg(-1, f"{hint}#{len(self.regs)}")
 
+    def host_name(self) -> str:
+        cfg = self.ex.config
+        return (cfg.init if self.host == "init" else cfg.check) or ""
+
     def label(self) -> str:
         self.labels += 1
         return f"L{self.labels:02d}"
 
     def emit(self, text: str, pos: SrcPos | None, what: str = "") -> None:
+        if self.host is not None:
+            raise self.ex.error(pos, f"the host {self.host} function {self.host_name()} does "
+                                f"what only a kernel thread can ({text.split()[0]}): it may "
+                                "store constants (init) or compare values read with "
+                                "constants in asserts (check)")
         if len(self.code.lines) >= MAX_LINES:
             raise self.ex.error(pos, f"the thread has more than {MAX_LINES} litmus "
                                 "instructions (too many branches on values read)")
@@ -261,7 +285,8 @@ class ThreadExtractor:
         self.loop_headers[fn.name] = _loop_headers(fn)
         st = PathState([Frame(fn, env, fn.entry, 0, 0)], {})
         self.walk(st)
-        self.emit("LEND:", None)
+        if self.host is None:
+            self.emit("LEND:", None)
 
     def walk(self, st: PathState) -> None:
         while True:
@@ -292,7 +317,8 @@ class ThreadExtractor:
                 raise self.ex.error(ins.pos, "a switch statement is not supported yet")
             if op == "ret":
                 if len(st.frames) == 1:
-                    self.emit("goto LEND", ins.pos)
+                    if self.host is None:
+                        self.emit("goto LEND", ins.pos)
                     return
                 done = st.frames.pop()
                 caller = st.frames[-1]
@@ -356,7 +382,7 @@ class ThreadExtractor:
         for p in phis:
             fr.env[p.name] = staged.get(p.name, values[p.name])
         fr.block, fr.index = target, len(phis)
-        if target in self.loop_headers.get(fr.fn.name, set()):
+        if self.host is None and target in self.loop_headers.get(fr.fn.name, set()):
             key = (tuple((f.fn.name, f.block, f.index, f.depth) for f in st.frames),
                    tuple(_key(fr.env[p.name]) for p in phis))
             if key in st.visited:
@@ -556,6 +582,11 @@ class ThreadExtractor:
         bits = ins.bits
         if bits == 0 or bits % 8:
             raise self.ex.error(ins.pos, f"a load of {ins.type} (integers only)")
+        if self.host == "check":  # the location's final value
+            return Sym(self.loc(p, bits // 8, ins.pos))
+        if self.host == "init":
+            raise self.ex.error(ins.pos, f"the host init function {self.host_name()} reads "
+                                "memory (it may only store constants)")
         dst = self.reg(fr.depth, ins.name)
         sem = "volatile" if ins.volatile else "weak"
         self.emit(f"ld.{sem} {dst}, {self.loc(p, bits // 8, ins.pos)}", ins.pos,
@@ -575,6 +606,12 @@ class ThreadExtractor:
         if bits == 0 or bits % 8 or isinstance(v, Ptr):
             raise self.ex.error(ins.pos, "a store of something other than an integer")
         s = self.scalar(v, ins.pos, "a store")
+        if self.host == "init" and isinstance(s, int):
+            placeholder = self.loc(p, bits // 8, ins.pos)
+            m = _LOC_RE.fullmatch(placeholder)
+            assert m is not None
+            self.ex.init_values[(m.group(1), int(m.group(2)), int(m.group(3)))] = s
+            return
         sem = "volatile" if ins.volatile else "weak"
         self.emit(f"st.{sem} {self.loc(p, bits // 8, ins.pos)}, {_text(s)}", ins.pos,
                   "volatile store" if ins.volatile else "store")
@@ -596,6 +633,8 @@ class Extractor:
         self.elems: dict[str, int] = {}
         self.indices: dict[str, set[int]] = {}
         self.asserts: list[AssertSite] = []
+        self.init_values: dict[tuple[str, int, int], int] = {}
+        self.host_failures: list[HostFailure] = []
         self.calls = Calls(self)
         self.kernel = module.kernel(config.kernel)
         for p in self.kernel.params:
@@ -615,6 +654,14 @@ class Extractor:
     def extract(self) -> Extraction:
         cfg = self.config
         threads: list[ThreadCode] = []
+        for name, mode in ((cfg.init, "init"), (cfg.check, "check")):
+            if name is None:
+                continue
+            fn = self.host_function(name, mode)
+            for rank in range(cfg.ranks):
+                env = {p.ir_name: v for p, v in zip(fn.params, self.arguments(rank).values(),
+                                                    strict=True)}
+                ThreadExtractor(self, ThreadCode(-1, rank, 0, 0), mode).run(fn, env)
         for rank in range(cfg.ranks):
             env = self.arguments(rank)
             for cta in range(cfg.grid):
@@ -625,7 +672,17 @@ class Extractor:
         for code in threads:
             code.lines = _drop_unused_labels(code.lines)
         return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
-                          self.asserts)
+                          self.asserts, self.init_values, self.host_failures)
+
+    def host_function(self, name: str, mode: str) -> ir.Function:
+        """The ``--init``/``--check`` function: it takes the kernel's parameters."""
+        fn = self.module.kernel(name)
+        theirs = [p.name for p in fn.params]
+        ours = [p.name for p in self.kernel.params]
+        if theirs != ours:
+            raise self.error(fn.pos, f"the host {mode} function {name} must take the kernel's "
+                             f"parameters ({', '.join(ours)}), not ({', '.join(theirs)})")
+        return fn
 
     def arguments(self, rank: int) -> dict[str, Value]:
         env: dict[str, Value] = {}

@@ -8,8 +8,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from gdrcheck.errors import InputError
+from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel.extract import _LOC_RE, Extraction, KernelError, Line
+from gdrcheck.kernel.ir import SrcPos
+from gdrcheck.kernel.values import BoolOp, Cond, Not, Scalar
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import parse_litmus
 
@@ -49,8 +51,15 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
     if liveness:
         out.append("Liveness=" + ",".join(liveness))
     out.append(f"Source={file}")
-    init = [f"{ex.location_name(base, k)} = 0;" for base in sorted(ex.indices)
-            for k in sorted(ex.indices[base])]
+    init = []
+    for base in sorted(ex.indices):
+        for k in sorted(ex.indices[base]):
+            name = ex.location_name(base, k)
+            if any((base, r, k) in ex.init_values for r in range(cfg.ranks)):
+                init.extend(f"{name}@{r} = {ex.init_values.get((base, r, k), 0)};"
+                            for r in range(cfg.ranks))
+            else:
+                init.append(f"{name} = 0;")
     out.append("{ " + " ".join(init) + " }")
     heads = [f"P{th.index}@cta {th.cta},gpu {th.rank},node {cfg.node_of(th.rank)}"
              for th in ex.threads]
@@ -86,10 +95,36 @@ def _named(ex: Extraction, ln: Line, own: int) -> Line:
 
 
 def _condition(ex: Extraction) -> str:
-    if not ex.asserts:
+    """Some device assert fails, or some rank's host check does."""
+    terms = [f"{a.thread}:{a.reg} = 1" for a in ex.asserts]
+    terms.extend(_prop(ex, f.fails, f.pos) for f in ex.host_failures)
+    if not terms:
         return "exists (false)"
-    terms = " \\/ ".join(f"{a.thread}:{a.reg} = 1" for a in ex.asserts)
-    return f"exists ({terms})"
+    return "exists (" + " \\/ ".join(terms) + ")"
+
+
+def _prop(ex: Extraction, c: Cond | bool, pos: SrcPos | None) -> str:
+    """A condition over final values as a litmus proposition."""
+    if isinstance(c, bool):
+        return "true" if c else "false"
+    if isinstance(c, Not):
+        return f"~({_prop(ex, c.c, pos)})"
+    if isinstance(c, BoolOp):
+        op = " /\\ " if c.op == "and" else " \\/ "
+        return f"({_prop(ex, c.a, pos)}{op}{_prop(ex, c.b, pos)})"
+    if c.op not in ("eq", "ne"):
+        raise KernelError("a host check compares values read with == or != only (litmus "
+                          "conditions)", ex.path, Pos(pos.line, max(pos.col, 1)) if pos else None)
+    return f"{_term(ex, c.a)} {'=' if c.op == 'eq' else '!='} {_term(ex, c.b)}"
+
+
+def _term(ex: Extraction, v: Scalar) -> str:
+    if isinstance(v, int):
+        return str(v)
+    m = _LOC_RE.fullmatch(v.reg)
+    if m is None:
+        raise KernelError(f"a host check compares {v.reg}, which is not a value read")
+    return f"{ex.location_name(m.group(1), int(m.group(3)))}@{m.group(2)}"
 
 
 def _at_source(err: InputError, ex: Extraction, lines: tuple[tuple[Line, ...], ...],
@@ -105,8 +140,6 @@ def _at_source(err: InputError, ex: Extraction, lines: tuple[tuple[Line, ...], .
             if ln.pos is None:
                 return KernelError(message, ex.path)
             same = Path(ln.pos.file).resolve() == Path(ex.path).resolve()
-            from gdrcheck.errors import Pos
-
             return KernelError(message, ex.path if same else ln.pos.file,
                                Pos(ln.pos.line, max(ln.pos.col, 1)))
         start += w + 3

@@ -39,8 +39,11 @@ def kernel_summary(kt: KernelTest, res: Result) -> list[str]:
         failing = _failing(kt, res.witness)
         out = [f"{head} an assert can fail"]
         out.extend(f"  {where} assert({expr}) fails on P{t}" for t, where, expr in failing)
+        if not failing:
+            out.extend(f"  {f.pos or '?'} assert({f.expr}) of the host check can fail on "
+                       f"rank {f.rank}" for f in kt.extraction.host_failures)
         return out
-    if not kt.extraction.asserts:
+    if not kt.extraction.asserts and not kt.extraction.host_failures:
         return [f"{head} no assert to fail; some execution completes"]
     return [f"{head} no assert can fail"]
 
