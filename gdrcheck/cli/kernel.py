@@ -48,6 +48,8 @@ from gdrcheck.errors import InputError
               "over the buffers' final values (== and != only).")
 @click.option("--emit-litmus", is_flag=True, help="Print the extracted litmus test instead "
               "of checking it.")
+@click.option("-D", "--define", "defines", multiple=True, help="NAME or NAME=VALUE: a macro "
+              "for clang.")
 @click.option("--clang", default=None, help="The clang to compile with (default: "
               "$GDRCHECK_CLANG, else clang++-19, clang-19, newer, clang++).")
 @click.option("--show-witness", is_flag=True, help="Print the witness execution, with the "
@@ -59,7 +61,8 @@ from gdrcheck.errors import InputError
 def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, block: int,
            nodes: str | None, args: tuple[str, ...], models: tuple[str, ...],
            expect: tuple[str, ...], liveness: tuple[str, ...], unroll: int | None,
-           init_fn: str | None, check_fn: str | None, emit_litmus: bool, clang: str | None, show_witness: bool,
+           init_fn: str | None, check_fn: str | None, emit_litmus: bool,
+           defines: tuple[str, ...], clang: str | None, show_witness: bool,
            include_dirs: tuple[str, ...], variants: tuple[str, ...], engine: str,
            timeout: float | None) -> None:
     """Check the CUDA kernel in FILE: Allowed when some execution fails a device assert,
@@ -75,7 +78,8 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
     try:
         if kernel_name is not None:
             runs = [make_run(kernel_name, ranks, grid, block, nodes, args, models, expect,
-                             liveness, unroll, init=init_fn, check=check_fn)]
+                             liveness, unroll, init=init_fn, check=check_fn,
+                             defines=defines)]
         else:
             runs = file_runs(read_source(file))
             if not runs:

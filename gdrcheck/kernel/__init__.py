@@ -36,7 +36,7 @@ def load_kernel(path: str | Path, run: KernelRun, clang: str | None = None) -> K
     name = str(path)
     source = read_source(path)
     try:
-        module = read_module(compile_to_ir(path, clang), name, INCLUDE_DIR)
+        module = read_module(compile_to_ir(path, clang, run.defines), name, INCLUDE_DIR)
         extraction = extract(module, run.config, name, source)
         return build_test(extraction, run.expect, run.liveness)
     except InputError as err:

@@ -34,6 +34,7 @@ class KernelRun:
     liveness: tuple[str, ...] = ()  # MODEL{+VARIANT}*:Hang|Live
     unroll: int | None = None
     pos: Pos = field(default=Pos(0, 0), compare=False)
+    defines: tuple[str, ...] = ()  # -D NAME[=VALUE] for clang
 
 
 def parse_ints(text: str, what: str) -> tuple[int, ...]:
@@ -65,7 +66,7 @@ def make_run(kernel: str | None, ranks: int | None, grid: int = 1, block: int = 
              models: tuple[str, ...] = (), expect: tuple[str, ...] = (),
              liveness: tuple[str, ...] = (), unroll: int | None = None,
              pos: Pos = Pos(0, 0), init: str | None = None,
-             check: str | None = None) -> KernelRun:
+             check: str | None = None, defines: tuple[str, ...] = ()) -> KernelRun:
     """A run from option values (the command line's or a ``// gdrcheck:`` line's)."""
     if not kernel:
         raise InputError("--kernel NAME is needed (the __global__ function to check)")
@@ -77,7 +78,8 @@ def make_run(kernel: str | None, ranks: int | None, grid: int = 1, block: int = 
     return KernelRun(
         Config(kernel, ranks, grid, block, node_list, parsed, init, check), models_list,
         tuple(check_entry(e, _VERDICTS, "--expect") for e in expect),
-        tuple(check_entry(e, _LIVENESS, "--liveness") for e in liveness), unroll, pos)
+        tuple(check_entry(e, _LIVENESS, "--liveness") for e in liveness), unroll, pos,
+        tuple(defines))
 
 
 def parse_line(text: str, pos: Pos) -> KernelRun:
@@ -91,11 +93,13 @@ def parse_line(text: str, pos: Pos) -> KernelRun:
     names = {"--kernel": "kernel", "--ranks": "ranks", "--grid": "grid", "--block": "block",
              "--nodes": "nodes", "--arg": "arg", "-m": "model", "--model": "model",
              "--expect": "expect", "--liveness": "liveness", "--unroll": "unroll",
-             "--init": "init", "--check": "check"}
+             "--init": "init", "--check": "check", "-D": "define", "--define": "define"}
     k = 0
     while k < len(tokens):
         tok = tokens[k]
         key, eq, inline = tok.partition("=") if tok.startswith("--") else (tok, "", "")
+        if tok.startswith("-D") and len(tok) > 2:
+            key, eq, inline = "-D", "=", tok[2:]
         if key not in names:
             raise InputError(f"unknown option {tok!r} in the gdrcheck: line (options: "
                              f"{', '.join(sorted(names))})", pos=pos)
@@ -127,7 +131,7 @@ def parse_line(text: str, pos: Pos) -> KernelRun:
                         integer("block", 1) or 1, one("nodes"), tuple(opts.get("arg", [])),
                         tuple(opts.get("model", [])), tuple(opts.get("expect", [])),
                         tuple(opts.get("liveness", [])), integer("unroll", None), pos,
-                        one("init"), one("check"))
+                        one("init"), one("check"), tuple(opts.get("define", [])))
     except InputError as err:
         if not err.pos.line:
             err.pos = pos

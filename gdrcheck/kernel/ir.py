@@ -24,9 +24,11 @@ class SrcPos:
     line: int
     col: int
     api: str | None = None
+    caller: int | None = None  # the kernel's line, when inlined from a helper of the file
 
     def __str__(self) -> str:
-        return f"{Path(self.file).name}:{self.line}"
+        at = f"{Path(self.file).name}:{self.line}"
+        return at if self.caller is None else f"{at} (from line {self.caller})"
 
 
 @dataclass(frozen=True)
@@ -371,7 +373,13 @@ def _position(meta: dict[str, dict[str, str]], number: str, include: str) -> Src
         if file and str(Path(file).resolve()).startswith(include):
             api = sub
             continue
-        return SrcPos(file, int(node.get("line", "0")), int(node.get("column", "0")), api)
+        line = int(node.get("line", "0"))
+        outer = chain[-1]
+        caller = None
+        if outer is not node and _scope_file(meta, outer.get("scope", ""))[0] == file:
+            caller = int(outer.get("line", "0"))
+            caller = caller if caller != line else None
+        return SrcPos(file, line, int(node.get("column", "0")), api, caller)
     return None
 
 
