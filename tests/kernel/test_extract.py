@@ -1,0 +1,119 @@
+"""Extraction: concrete ids and arguments, unrolled loops, spin loops as litmus loops, asserts
+as flags, and every unsupported construct refused at its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gdrcheck.kernel import KernelError, load_kernel, make_run
+from gdrcheck.litmus import ast as A
+
+from .conftest import DATA
+
+
+def _kernel(tmp_path: Path, body: str, name: str = "k.cu") -> Path:
+    src = tmp_path / name
+    src.write_text("#include <nvshmem.h>\n#include <assert.h>\n" + body)
+    return src
+
+
+def _instrs(test: A.Test, thread: int) -> list[A.Instr]:
+    return [i for i in test.threads[thread].instrs if not isinstance(i, A.Label)]
+
+
+def test_every_rank_cta_and_thread_is_a_thread_with_its_ids(tmp_path: Path) -> None:
+    src = _kernel(tmp_path, "__global__ void k(int *x) {\n"
+                  "    int me = nvshmem_my_pe();\n"
+                  "    if (threadIdx.x == 1 && blockIdx.x == 0)\n"
+                  "        nvshmem_int_p(x + me, me * 10 + (int)blockDim.x, (me + 1) % nvshmem_n_pes());\n"
+                  "}\n")
+    kt = load_kernel(src, make_run("k", 3, grid=2, block=2))
+    assert [(t.rank, t.cta, t.tid) for t in kt.extraction.threads] == [
+        (r, c, t) for r in range(3) for c in range(2) for t in range(2)]
+    test = kt.test
+    puts = {th.index: [i for i in th.instrs if isinstance(i, A.ShmemCall)]
+            for th in test.threads}
+    # only thread 1 of CTA 0 on each rank: P1, P5, P9
+    assert {k for k, v in puts.items() if v} == {1, 5, 9}
+    call = puts[5][0]
+    assert (call.op, call.dst, call.value) == ("p", A.LocRef("x_1", 2), 12)
+    assert test.threads[5].placement == A.Placement(cta=0, gpu=1, node=1)
+
+
+def test_constant_loops_unroll_and_scalar_arguments_come_from_arg(tmp_path: Path) -> None:
+    src = _kernel(tmp_path, "__global__ void k(uint64_t *f, int iter, int pe) {\n"
+                  "    for (int i = 0; i < iter; i++)\n"
+                  "        nvshmemx_signal_op(f, i + 1, NVSHMEM_SIGNAL_SET, !pe);\n"
+                  "}\n")
+    kt = load_kernel(src, make_run("k", 2, args=("iter=3", "pe=0,1")))
+    ops = [i for i in kt.test.threads[1].instrs if isinstance(i, A.ShmemCall)]
+    assert [(o.op, o.signal, o.signal_value, o.signal_op) for o in ops] == [
+        ("signal_op", A.LocRef("f", 0), v, "set") for v in (1, 2, 3)]
+    with pytest.raises(KernelError, match="'iter' needs a value: --arg iter=VALUE"):
+        load_kernel(src, make_run("k", 2, args=("pe=0,1",)))
+    with pytest.raises(KernelError, match="no parameter 'nope'"):
+        load_kernel(src, make_run("k", 2, args=("iter=1", "pe=0", "nope=1")))
+    with pytest.raises(KernelError, match="3 values for 2 ranks"):
+        load_kernel(src, make_run("k", 2, args=("iter=1", "pe=0,1,2")))
+
+
+def test_a_spin_loop_is_a_litmus_loop_and_the_message_passing_verdicts_hold() -> None:
+    """mp.cu is litmus/ptx/MP+rel+acq-gpu (Expect=ptx:Forbidden) as a kernel, and with
+    -DRELAXED_POLL litmus/ptx/MP+rel+rlx-gpu (Expect=ptx:Allowed)."""
+    from gdrcheck.analysis.check import check_test
+
+    kt = load_kernel(DATA / "mp.cu", make_run("mp", 1, grid=2))
+    reader = kt.test.threads[1].instrs
+    labels = [i.name for i in reader if isinstance(i, A.Label)]
+    back = [i for i in reader if isinstance(i, A.Goto) and i.target in labels[:1]]
+    assert back, "the spin loop jumps back to its head"
+    assert check_test(kt.test, "ptx").verdict == "Forbidden"
+    relaxed = load_kernel(DATA / "mp.cu", make_run("mp", 1, grid=2, defines=("RELAXED_POLL",)))
+    res = check_test(relaxed.test, "ptx")
+    assert res.verdict == "Allowed"
+    assert res.witness is not None
+
+
+@pytest.mark.parametrize(("body", "line", "message"), [
+    ("__global__ void k(int *x, int *y) {\n    int i = *y;\n    x[i] = 1;\n}\n", 5,
+     "an address computed from a value read"),
+    ("__global__ void k(int *x) {\n    __atomic_fetch_add(x, 1, __ATOMIC_RELAXED);\n}\n", 4,
+     "an IR atomicrmw"),
+    ("__global__ void k(int *x, void (*f)(int *)) {\n    f(x);\n}\n", 4,
+     "indirect call"),
+    ("__global__ void k(int *x, int *y) {\n    nvshmem_int_p(x, *y, 1);\n}\n", 4,
+     "nvshmem_int_p: the value is a value read from memory"),
+    ("__global__ void k(int *x, uint64_t *s) {\n"
+     "    nvshmem_int_put_signal(x, x, 2, s, 1, NVSHMEM_SIGNAL_SET, 1);\n}\n", 4,
+     "of 2 elements"),
+    ("__global__ void k(int *x) {\n    nvshmem_int_p(x, 1, 5);\n}\n", 4, "PE 5 of 2"),
+])
+def test_unsupported_constructs_are_refused_at_their_line(
+        tmp_path: Path, body: str, line: int, message: str) -> None:
+    src = _kernel(tmp_path, body)
+    with pytest.raises(KernelError, match=message) as info:
+        load_kernel(src, make_run("k", 2))
+    assert info.value.path == str(src)
+    assert info.value.pos.line == line
+    assert info.value.render().startswith(f"{src}:{line}:")
+
+
+def test_assert_on_a_value_read_is_a_flag_in_the_condition(tmp_path: Path) -> None:
+    src = _kernel(tmp_path, "__global__ void k(int *x, uint64_t *s) {\n"
+                  "    if (nvshmem_my_pe() == 0) {\n"
+                  "        nvshmem_int_p(x, 7, 1);\n"
+                  "        nvshmem_fence();\n"
+                  "        nvshmemx_signal_op(s, 1, NVSHMEM_SIGNAL_SET, 1);\n"
+                  "    } else {\n"
+                  "        nvshmem_uint64_wait_until(s, NVSHMEM_CMP_EQ, 1);\n"
+                  "        assert(*(volatile int *)x == 7);\n"
+                  "    }\n}\n")
+    kt = load_kernel(src, make_run("k", 2))
+    [site] = kt.extraction.asserts
+    assert (site.thread, site.pos.line if site.pos else 0) == (1, 10)
+    assert site.expr == "*(volatile int *)x == 7"
+    assert isinstance(kt.test.condition.prop, A.Cmp)
+    loads = [i for i in kt.test.threads[1].instrs if isinstance(i, A.PtxLoad)]
+    assert [(ld.sem, ld.loc.name) for ld in loads] == [("volatile", "x")]
