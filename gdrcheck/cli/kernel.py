@@ -109,7 +109,7 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
                                 unroll=run.unroll or unroll or DEFAULT_UNROLL,
                                 include_dirs=include_dirs)
         test = kt.test
-        for spec in models_for(test, ",".join(run.models) or None):
+        for spec in models_for(test, ",".join(run.models) or _default_model(test)):
             want = expected_verdict(test, spec, extra)
             try:
                 res = check_test(test, spec, extra, options)
@@ -140,3 +140,15 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
     if mismatches:
         click.echo(f"{mismatches} expectation(s) not met", err=True)
     sys.exit(2 if bad_input else 1 if mismatches else 0)
+
+
+def _default_model(test: object) -> str | None:
+    """Without -m and --expect: nvshmem-api for a kernel that calls NVSHMEM (the GIN
+    dialect's default, gin-api, does not describe its calls), else the dialect's default."""
+    from gdrcheck.litmus import ast as A
+
+    assert isinstance(test, A.Test)
+    if test.expectations:
+        return None
+    shmem = any(isinstance(i, A.ShmemCall) for th in test.threads for i in th.instrs)
+    return "nvshmem-api" if shmem else None

@@ -2,7 +2,7 @@
 // the lines marked 'gdrcheck' (main and the host functions are left out).
 // Launched as main does (1 CTA of 1 thread per PE, pe = my PE; len = 1: the litmus
 // put_signal moves one word).
-// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg len=1 --arg iter=2 -m nvshmem-api -m nvshmem-ibgda --expect nvshmem-api:Forbidden --expect nvshmem-ibgda:Forbidden --liveness nvshmem-api:Live --liveness nvshmem-ibgda:Live
+// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg len=1 --arg iter=1 -m nvshmem-api -m nvshmem-ibgda --expect nvshmem-api:Forbidden --expect nvshmem-ibgda:Forbidden --liveness nvshmem-api:Live --liveness nvshmem-ibgda:Live
 /*
  * Copyright (c) 2018-2025, NVIDIA CORPORATION.  All rights reserved.
  *

@@ -2,7 +2,7 @@
 // the lines marked 'gdrcheck' (main and the host functions are left out).
 // Launched as main does (1 CTA of 1 thread per PE, pe = my PE).
 // gdrcheck-mutant: the responder (pe 1) answers with i for i + 1: PE 0's wait for 1 never returns
-// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg iter=2 -m nvshmem-api -m nvshmem-ibgda --liveness nvshmem-api:Hang --liveness nvshmem-ibgda:Hang
+// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg iter=1 -m nvshmem-api -m nvshmem-ibgda --liveness nvshmem-api:Hang --liveness nvshmem-ibgda:Hang
 /*
  * Copyright (c) 2018-2025, NVIDIA CORPORATION.  All rights reserved.
  *

@@ -1,7 +1,7 @@
 // NVIDIA/nvshmem@2d7d25f0816235e3c2b51779571ec032606ea0dd perftest/device/pt-to-pt/shmem_signal_ping_pong_latency.cu, lines 1-47: the kernel, unmodified apart from
 // the lines marked 'gdrcheck' (main and the host functions are left out).
 // Launched as main does (1 CTA of 1 thread per PE, pe = my PE).
-// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg iter=2 -m nvshmem-api -m nvshmem-ibgda --expect nvshmem-api:Forbidden --expect nvshmem-ibgda:Forbidden --liveness nvshmem-api:Live --liveness nvshmem-ibgda:Live
+// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg iter=1 -m nvshmem-api -m nvshmem-ibgda --expect nvshmem-api:Forbidden --expect nvshmem-ibgda:Forbidden --liveness nvshmem-api:Live --liveness nvshmem-ibgda:Live
 /*
  * Copyright (c) 2018-2025, NVIDIA CORPORATION.  All rights reserved.
  *

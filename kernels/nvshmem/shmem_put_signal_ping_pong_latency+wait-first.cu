@@ -2,8 +2,9 @@
 // the lines marked 'gdrcheck' (main and the host functions are left out).
 // Launched as main does (1 CTA of 1 thread per PE, pe = my PE; len = 1: the litmus
 // put_signal moves one word).
-// gdrcheck-mutant: NVSHMEM_SIGNAL_ADD for NVSHMEM_SIGNAL_SET: the flag accumulates 1 + 2 = 3 and the wait for 2 never returns
-// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg len=1 --arg iter=2 -m nvshmem-api -m nvshmem-ibgda --liveness nvshmem-api:Hang --liveness nvshmem-ibgda:Hang
+// gdrcheck-mutant: the initiator's branch is the responder's (wait first, then put_signal):
+// both PEs wait for a signal no one sends
+// gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg len=1 --arg iter=1 -m nvshmem-api -m nvshmem-ibgda --liveness nvshmem-api:Hang --liveness nvshmem-ibgda:Hang
 /*
  * Copyright (c) 2018-2025, NVIDIA CORPORATION.  All rights reserved.
  *
@@ -45,11 +46,11 @@ extern "C" {
             if (pe) {                                                                         \
                 if (!tid) nvshmem_uint64_wait_until(flag_d, NVSHMEM_CMP_EQ, (i + 1));         \
                 nvshmem##SC_PREFIX##_int_put_signal_nbi##SC_SUFFIX(                           \
-                    data_d, data_d, len, flag_d, i + 1, NVSHMEM_SIGNAL_ADD, peer);            \
+                    data_d, data_d, len, flag_d, i + 1, NVSHMEM_SIGNAL_SET, peer);            \
             } else {                                                                          \
-                nvshmem##SC_PREFIX##_int_put_signal_nbi##SC_SUFFIX(                           \
-                    data_d, data_d, len, flag_d, i + 1, NVSHMEM_SIGNAL_ADD, peer);            \
                 if (!tid) nvshmem_uint64_wait_until(flag_d, NVSHMEM_CMP_EQ, (i + 1));         \
+                nvshmem##SC_PREFIX##_int_put_signal_nbi##SC_SUFFIX(                           \
+                    data_d, data_d, len, flag_d, i + 1, NVSHMEM_SIGNAL_SET, peer);            \
             }                                                                                 \
         }                                                                                     \
         nvshmem_quiet();                                                                      \
