@@ -18,15 +18,17 @@ if TYPE_CHECKING:
         assert_forbidden,
         assert_verdict,
         check,
+        check_kernel,
         expected_models,
         fix,
+        kernel_test,
         load_test,
     )
     from gdrcheck.errors import InputError
 
 __all__ = [
     "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_verdict", "check",
-    "expected_models", "fix", "load_test",
+    "check_kernel", "expected_models", "fix", "kernel_test", "load_test",
 ]
 
 

@@ -117,3 +117,14 @@ def test_assert_on_a_value_read_is_a_flag_in_the_condition(tmp_path: Path) -> No
     assert isinstance(kt.test.condition.prop, A.Cmp)
     loads = [i for i in kt.test.threads[1].instrs if isinstance(i, A.PtxLoad)]
     assert [(ld.sem, ld.loc.name) for ld in loads] == [("volatile", "x")]
+
+
+def test_the_python_api_checks_a_kernel() -> None:
+    """mp.cu with -DRELAXED_POLL: litmus/ptx/MP+rel+rlx-gpu.litmus, Expect=ptx:Allowed."""
+    import gdrcheck
+
+    out = gdrcheck.check_kernel(DATA / "mp.cu", "mp", 1, "ptx", grid=2,
+                                defines=["RELAXED_POLL"])
+    assert out.verdict == "Allowed" and not out.vacuous
+    test = gdrcheck.kernel_test(DATA / "mp.cu", "mp", 1, grid=2)
+    assert gdrcheck.check(test, "ptx").verdict == "Forbidden"
