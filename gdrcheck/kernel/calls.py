@@ -140,7 +140,7 @@ def inline_ptx(th: ThreadExtractor, fr: Frame, ins: Instr, asm: Asm) -> Value | 
     for stmt in statements:
         access = _access_size(stmt)
 
-        def operand(m: re.Match[str]) -> str:
+        def operand(m: re.Match[str], access: int = access) -> str:
             k = int(m.group(2))
             if k >= len(texts):
                 raise th.ex.error(ins.pos, f"inline asm names ${k}, which it does not have")

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel.extract import Config
 
+NOWHERE = Pos(0, 0)
+
 CONFIG_RE = re.compile(r"^\s*//\s*gdrcheck:(.*)$")
 
 _VERDICTS = ("Allowed", "Forbidden", "Undefined", "Required")
@@ -33,7 +35,7 @@ class KernelRun:
     expect: tuple[str, ...] = ()  # MODEL{+VARIANT}*:VERDICT
     liveness: tuple[str, ...] = ()  # MODEL{+VARIANT}*:Hang|Live
     unroll: int | None = None
-    pos: Pos = field(default=Pos(0, 0), compare=False)
+    pos: Pos = field(default=NOWHERE, compare=False)
     defines: tuple[str, ...] = ()  # -D NAME[=VALUE] for clang
 
 
@@ -65,7 +67,7 @@ def make_run(kernel: str | None, ranks: int | None, grid: int = 1, block: int = 
              nodes: str | None = None, args: tuple[str, ...] = (),
              models: tuple[str, ...] = (), expect: tuple[str, ...] = (),
              liveness: tuple[str, ...] = (), unroll: int | None = None,
-             pos: Pos = Pos(0, 0), init: str | None = None,
+             pos: Pos = NOWHERE, init: str | None = None,
              check: str | None = None, defines: tuple[str, ...] = ()) -> KernelRun:
     """A run from option values (the command line's or a ``// gdrcheck:`` line's)."""
     if not kernel:

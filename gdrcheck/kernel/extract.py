@@ -18,7 +18,7 @@ from pathlib import Path
 
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel import ir
-from gdrcheck.kernel.ir import Asm, BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SrcPos
+from gdrcheck.kernel.ir import BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SrcPos
 from gdrcheck.kernel.values import (
     BoolOp,
     Cmp,

@@ -15,6 +15,7 @@ from gdrcheck.kernel.values import BoolOp, Cond, Not, Scalar
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import parse_litmus
 
+
 @dataclass(frozen=True)
 class KernelTest:
     """A kernel's extracted test: the litmus text, its parse, and the source map."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gdrcheck.kernel.compile import CLANG_ENV, INCLUDE_DIR, ClangError, compile_to_ir, find_clang
-from gdrcheck.kernel.ir import read_module
+from gdrcheck.kernel.ir import FuncRef, read_module
 
 
 def test_find_clang_explicit_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,9 +42,10 @@ def test_an_api_the_headers_lack_is_clangs_error_at_the_users_line(tmp_path: Pat
 
 def test_ir_keeps_calls_positions_and_parameters(tmp_path: Path) -> None:
     src = tmp_path / "k.cu"
-    src.write_text("#include <nvshmem.h>\n__global__ void k(long *data, uint64_t *sig, int n) {\n"
-                   "    nvshmem_long_put_signal_nbi(data, data, n, sig, 1, NVSHMEM_SIGNAL_ADD, 1);\n"
-                   "}\n")
+    src.write_text("#include <nvshmem.h>\n"
+                   "__global__ void k(long *data, uint64_t *sig, int n) {\n"
+                   "    nvshmem_long_put_signal_nbi(data, data, n, sig, 1, NVSHMEM_SIGNAL_ADD,"
+                   " 1);\n}\n")
     module = read_module(compile_to_ir(src), str(src), INCLUDE_DIR)
     fn = module.kernel("k")
     assert [(p.name, p.pointer, p.elem_bytes) for p in fn.params] == [
@@ -52,5 +53,7 @@ def test_ir_keeps_calls_positions_and_parameters(tmp_path: Path) -> None:
     calls = [i for b in fn.blocks.values() for i in b.instrs if i.opcode == "call"]
     assert len(calls) == 1
     call = calls[0]
-    assert call.callee is not None and getattr(call.callee, "name") == "__gdrcheck_shmem_put_signal"
-    assert call.pos is not None and (call.pos.line, call.pos.api) == (3, "nvshmem_long_put_signal_nbi")
+    assert isinstance(call.callee, FuncRef)
+    assert call.callee.name == "__gdrcheck_shmem_put_signal"
+    assert call.pos is not None
+    assert (call.pos.line, call.pos.api) == (3, "nvshmem_long_put_signal_nbi")

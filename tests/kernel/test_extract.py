@@ -27,7 +27,8 @@ def test_every_rank_cta_and_thread_is_a_thread_with_its_ids(tmp_path: Path) -> N
     src = _kernel(tmp_path, "__global__ void k(int *x) {\n"
                   "    int me = nvshmem_my_pe();\n"
                   "    if (threadIdx.x == 1 && blockIdx.x == 0)\n"
-                  "        nvshmem_int_p(x + me, me * 10 + (int)blockDim.x, (me + 1) % nvshmem_n_pes());\n"
+                  "        nvshmem_int_p(x + me, me * 10 + (int)blockDim.x,\n"
+                  "                      (me + 1) % nvshmem_n_pes());\n"
                   "}\n")
     kt = load_kernel(src, make_run("k", 3, grid=2, block=2))
     assert [(t.rank, t.cta, t.tid) for t in kt.extraction.threads] == [
