@@ -28,6 +28,7 @@ def read_source(path: str | Path) -> str:
 
 def load_kernel(path: str | Path, run: KernelRun, clang: str | None = None) -> KernelTest:
     """Compile ``path``, extract ``run``'s configuration, and parse the extracted test."""
+    from gdrcheck.kernel.calls import Calls
     from gdrcheck.kernel.compile import INCLUDE_DIR, compile_to_ir
     from gdrcheck.kernel.extract import extract
     from gdrcheck.kernel.ir import read_module
@@ -37,7 +38,7 @@ def load_kernel(path: str | Path, run: KernelRun, clang: str | None = None) -> K
     source = read_source(path)
     try:
         module = read_module(compile_to_ir(path, clang, run.defines), name, INCLUDE_DIR)
-        extraction = extract(module, run.config, name, source)
+        extraction = extract(module, run.config, name, source, Calls)
         return build_test(extraction, run.expect, run.liveness)
     except InputError as err:
         if err.path is None:

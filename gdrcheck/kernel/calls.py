@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from gdrcheck.kernel.extract import AssertSite, Extractor, Frame, HostFailure, ThreadExtractor
 from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
 from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
-
-if TYPE_CHECKING:
-    from gdrcheck.kernel.extract import Extractor, Frame, ThreadExtractor
 
 SIGNAL_OPS = {9: "set", 10: "add"}
 """NVSHMEM_SIGNAL_SET, NVSHMEM_SIGNAL_ADD (nvshmem_common_transport.h:39)."""
@@ -348,8 +345,6 @@ def _plain(call: str) -> Handler:
 
 
 def _assert(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
-    from gdrcheck.kernel.extract import AssertSite, HostFailure
-
     ok = args[0]
     expr = args[1].why if isinstance(args[1], Opaque) else "assert"
     if th.host == "check":

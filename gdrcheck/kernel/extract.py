@@ -13,8 +13,10 @@ cannot be represented exactly is refused at the user's line (:class:`KernelError
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel import ir
@@ -255,7 +257,9 @@ class ThreadExtractor:
             c = negate(c.c)
         if isinstance(c, Cmp):
             self.emit(f"b{c.op} {_text(c.a)}, {_text(c.b)}, {target}", pos)
-        elif c.op == "or":
+            return
+        assert isinstance(c, BoolOp)
+        if c.op == "or":
             self.jump_if(c.a, target, pos)
             self.jump_if(c.b, target, pos)
         else:
@@ -622,10 +626,16 @@ class ThreadExtractor:
 # --------------------------------------------------------------------------
 
 
-class Extractor:
-    def __init__(self, module: ir.Module, config: Config, path: str, source: str) -> None:
-        from gdrcheck.kernel.calls import Calls
+class CallLowering(Protocol):
+    """How calls become litmus instructions (:class:`gdrcheck.kernel.calls.Calls`; passed
+    in, so that the call table may use this module's types)."""
 
+    def call(self, th: ThreadExtractor, fr: Frame, ins: Instr) -> Value | None: ...
+
+
+class Extractor:
+    def __init__(self, module: ir.Module, config: Config, path: str, source: str,
+                 calls: Callable[[Extractor], CallLowering]) -> None:
         self.module = module
         self.config = config
         self.path = path
@@ -635,7 +645,7 @@ class Extractor:
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
         self.host_failures: list[HostFailure] = []
-        self.calls = Calls(self)
+        self.calls = calls(self)
         self.kernel = module.kernel(config.kernel)
         for p in self.kernel.params:
             if p.pointer and p.elem_bytes:
@@ -708,8 +718,9 @@ class Extractor:
         return env
 
 
-def extract(module: ir.Module, config: Config, path: str, source: str) -> Extraction:
-    """The litmus threads of ``config``'s kernel."""
+def extract(module: ir.Module, config: Config, path: str, source: str,
+            calls: Callable[[Extractor], CallLowering]) -> Extraction:
+    """The litmus threads of ``config``'s kernel, its calls lowered by ``calls``."""
     if config.ranks < 1 or config.grid < 1 or config.block < 1:
         raise KernelError("--ranks, --grid and --block must be at least 1")
     if config.nodes is not None and len(config.nodes) != config.ranks:
@@ -718,7 +729,7 @@ def extract(module: ir.Module, config: Config, path: str, source: str) -> Extrac
         if len(values) not in (1, config.ranks):
             raise KernelError(f"--arg {key}: {len(values)} values for {config.ranks} ranks "
                               "(give one, or one per rank)")
-    return Extractor(module, config, path, source).extract()
+    return Extractor(module, config, path, source, calls).extract()
 
 
 # --------------------------------------------------------------------------

@@ -359,7 +359,7 @@ def _scope_file(meta: dict[str, dict[str, str]], scope: str) -> tuple[str, str |
 def _position(meta: dict[str, dict[str, str]], number: str, include: str) -> SrcPos | None:
     """The outermost position of a (possibly inlined) location that is not in a shipped
     header, with the shipped function it was inlined from."""
-    chain = []
+    chain: list[dict[str, str]] = []
     ref: str | None = number
     while ref and len(chain) < 64:
         node = meta.get(ref)

@@ -52,7 +52,7 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
     if liveness:
         out.append("Liveness=" + ",".join(liveness))
     out.append(f"Source={file}")
-    init = []
+    init: list[str] = []
     for base in sorted(ex.indices):
         for k in sorted(ex.indices[base]):
             name = ex.location_name(base, k)
