@@ -129,3 +129,18 @@ def test_the_python_api_checks_a_kernel() -> None:
     assert out.verdict == "Allowed" and not out.vacuous
     test = gdrcheck.kernel_test(DATA / "mp.cu", "mp", 1, grid=2)
     assert gdrcheck.check(test, "ptx").verdict == "Forbidden"
+
+
+@pytest.mark.parametrize(("defines", "verdict"), [((), "Forbidden"),
+                                                  (("RELAXED_POLL",), "Allowed")])
+def test_cuda_atomic_ref_is_inline_ptx_with_its_order_and_scope(
+        defines: tuple[str, ...], verdict: str) -> None:
+    """mp_atomic_ref.cu: MP+rel+acq-gpu (ptx:Forbidden) and MP+rel+rlx-gpu (ptx:Allowed)."""
+    from gdrcheck.analysis.check import check_test
+
+    kt = load_kernel(DATA / "mp_atomic_ref.cu", make_run("mp", 1, grid=2, defines=defines))
+    stores = [i for i in kt.test.threads[0].instrs if isinstance(i, A.PtxStore)]
+    assert [(s.sem, s.scope) for s in stores] == [("weak", None), ("release", "gpu")]
+    loads = [i for i in kt.test.threads[1].instrs if isinstance(i, A.PtxLoad)]
+    assert (loads[0].sem, loads[0].scope) == ("relaxed" if defines else "acquire", "gpu")
+    assert check_test(kt.test, "ptx").verdict == verdict
