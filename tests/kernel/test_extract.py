@@ -144,3 +144,14 @@ def test_cuda_atomic_ref_is_inline_ptx_with_its_order_and_scope(
     loads = [i for i in kt.test.threads[1].instrs if isinstance(i, A.PtxLoad)]
     assert (loads[0].sem, loads[0].scope) == ("relaxed" if defines else "acquire", "gpu")
     assert check_test(kt.test, "ptx").verdict == verdict
+
+
+def test_nvshmem_ptr_is_a_peer_location_on_the_same_node_else_null() -> None:
+    same = load_kernel(DATA / "ptr.cu", make_run("k", 2, nodes="0,0")).test
+    stores = [i for i in same.threads[0].instrs if isinstance(i, A.PtxStore)]
+    assert [(s.sem, str(s.loc)) for s in stores] == [("weak", "x@1"), ("volatile", "flag@1")]
+    apart = load_kernel(DATA / "ptr.cu", make_run("k", 2, nodes="0,1")).test
+    calls = [i for i in apart.threads[0].instrs if isinstance(i, A.ShmemCall)]
+    assert [(c.op, str(c.dst)) for c in calls] == [("p", "x@1"), ("quiet", "None"),
+                                                   ("p", "flag@1")]
+    assert apart.threads[1].placement.node == 1
