@@ -368,6 +368,10 @@ class ThreadExtractor:
             except ValueError:
                 raise self.ex.error(p.pos, f"a phi without a value from block {prev}") from None
             values[p.name] = self.value(fr, p.operands[k], p)
+        for p in phis:  # a condition carried around a loop: its registers may be read again
+            v = values[p.name]
+            if is_cond(v) or isinstance(v, CondInt):
+                values[p.name] = self.scalar(v, p.pos, "a phi")
         moves = [(p, v) for p in phis if isinstance(v := values[p.name], Sym)]
         sources = {v.reg for _, v in moves if isinstance(v, Sym)}
         staged: dict[str, Value] = {}
@@ -441,6 +445,9 @@ class ThreadExtractor:
             f = self.value(fr, ins.operands[2], ins)
             if isinstance(c, bool):
                 return t if c else f
+            if ins.type == "i1":  # a logical and/or (`a && b` is `select a, b, false`)
+                return _select_cond(c, self.truth(t, pos, "a select"),
+                                    self.truth(f, pos, "a select"))
             if is_cond(t) or is_cond(f) or isinstance(t, Ptr) or isinstance(f, Ptr):
                 raise self.ex.error(pos, "a select of conditions or pointers on a value read "
                                     "is not supported")
@@ -801,6 +808,18 @@ def _gep_sizes(ty: str) -> list[int] | None:
             return None
         return [int(m.group(1)) * inner[0], *inner]
     return None
+
+
+def _select_cond(c: Cond, t: bool | Cond, f: bool | Cond) -> Value:
+    """``c ? t : f`` of conditions, simplified when a side is constant."""
+    if isinstance(t, bool) and isinstance(f, bool):
+        return int(t) if t == f else (c if t else Not(c))
+    if isinstance(f, bool):
+        assert not isinstance(t, bool)
+        return BoolOp("or", Not(c), t) if f else BoolOp("and", c, t)
+    if isinstance(t, bool):
+        return BoolOp("or", c, f) if t else BoolOp("and", Not(c), f)
+    return BoolOp("or", BoolOp("and", c, t), BoolOp("and", Not(c), f))
 
 
 def _key(v: Value) -> object:

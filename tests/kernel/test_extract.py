@@ -155,3 +155,19 @@ def test_nvshmem_ptr_is_a_peer_location_on_the_same_node_else_null() -> None:
     assert [(c.op, str(c.dst)) for c in calls] == [("p", "x@1"), ("quiet", "None"),
                                                    ("p", "flag@1")]
     assert apart.threads[1].placement.node == 1
+
+
+def test_a_condition_carried_around_a_loop_keeps_its_first_value() -> None:
+    """carry.cu: ok = (x == 0) && (x == 1) over two reads of x; nothing writes x (it stays
+    0), so the second conjunct fails in every execution: Allowed under sc, and the first
+    read's answer is not replaced by the second read's."""
+    from gdrcheck.analysis.check import check_test
+
+    kt = load_kernel(DATA / "carry.cu", make_run("k", 1))
+    text = [i for i in kt.test.threads[0].instrs if not isinstance(i, A.Label)]
+    loads = [i for i in text if isinstance(i, A.PtxLoad)]
+    assert len(loads) == 2 and loads[0].dst == loads[1].dst
+    kept = [i for i in text if isinstance(i, A.LocalOp)]
+    assert kept, "the first answer is copied out of the load's register"
+    res = check_test(kt.test, "sc")
+    assert res.verdict == "Allowed" and not res.vacuous
