@@ -166,7 +166,7 @@ class ThreadExtractor:
         self.regs: dict[tuple[int, str], str] = {}
         self.labels = 0
         self.steps = 0
-        self.loop_headers: dict[str, set[str]] = {}
+        self.loop_headers: dict[str, dict[str, frozenset[str]]] = {}
 
     # ---- registers, labels, lines
 
@@ -390,9 +390,16 @@ class ThreadExtractor:
         for p in phis:
             fr.env[p.name] = staged.get(p.name, values[p.name])
         fr.block, fr.index = target, len(phis)
-        if self.host is None and target in self.loop_headers.get(fr.fn.name, set()):
+        inside = self.loop_headers.get(fr.fn.name, {}).get(target)
+        if self.host is None and inside is not None:
+            # the state a loop iteration starts from: the header's phis and every value
+            # defined outside the loop (an enclosing loop's, the caller's); what the body
+            # defines is computed again from them
             key = (tuple((f.fn.name, f.block, f.index, f.depth) for f in st.frames),
-                   tuple(_key(fr.env[p.name]) for p in phis))
+                   tuple(_key(fr.env[p.name]) for p in phis),
+                   tuple(sorted((k, _key(v)) for k, v in fr.env.items() if k not in inside)),
+                   tuple(tuple(sorted((k, _key(v)) for k, v in f.env.items()))
+                         for f in st.frames[:-1]))
             if key in st.visited:
                 self.emit(f"goto {st.visited[key]}", ins.pos)
                 return True
@@ -822,20 +829,24 @@ def _select_cond(c: Cond, t: bool | Cond, f: bool | Cond) -> Value:
     return BoolOp("or", BoolOp("and", c, t), BoolOp("and", Not(c), f))
 
 
-def _key(v: Value) -> object:
-    return v
+def _key(v: Value) -> str:
+    return repr(v)  # one sortable form for every kind of value
 
 
-def _loop_headers(fn: ir.Function) -> set[str]:
-    """Blocks entered by a back edge (of a depth-first walk from the entry)."""
+def _loop_headers(fn: ir.Function) -> dict[str, frozenset[str]]:
+    """Each block entered by a back edge (of a depth-first walk from the entry) -> the
+    names its natural loop defines (its blocks' instructions, the header's phis too)."""
     succ: dict[str, list[str]] = {
         name: [o.name for o in b.instrs[-1].operands if isinstance(o, BlockRef)]
         for name, b in fn.blocks.items()
     }
-    headers: set[str] = set()
-    state: dict[str, int] = {}
+    preds: dict[str, list[str]] = {name: [] for name in fn.blocks}
+    for name, nexts in succ.items():
+        for n in nexts:
+            preds.setdefault(n, []).append(name)
+    back: list[tuple[str, str]] = []
+    state: dict[str, int] = {fn.entry: 1}
     stack: list[tuple[str, int]] = [(fn.entry, 0)]
-    state[fn.entry] = 1
     while stack:
         node, k = stack.pop()
         nexts = succ.get(node, [])
@@ -843,13 +854,24 @@ def _loop_headers(fn: ir.Function) -> set[str]:
             stack.append((node, k + 1))
             nxt = nexts[k]
             if state.get(nxt) == 1:
-                headers.add(nxt)
+                back.append((node, nxt))
             elif nxt not in state:
                 state[nxt] = 1
                 stack.append((nxt, 0))
         else:
             state[node] = 2
-    return headers
+    bodies: dict[str, set[str]] = {}
+    for tail, head in back:
+        body = bodies.setdefault(head, {head})
+        work = [tail]
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(preds.get(b, []))
+    return {head: frozenset(i.name for b in body for i in fn.blocks[b].instrs if i.name)
+            for head, body in bodies.items()}
 
 
 def _drop_unused_labels(lines: list[Line]) -> list[Line]:
