@@ -171,3 +171,48 @@ def test_a_condition_carried_around_a_loop_keeps_its_first_value() -> None:
     assert kept, "the first answer is copied out of the load's register"
     res = check_test(kt.test, "sc")
     assert res.verdict == "Allowed" and not res.vacuous
+
+
+def test_a_nested_loop_unrolls_with_its_enclosing_loops_values() -> None:
+    """ring-reduce's reduce loop: its inner loop's head is reached again with the same phis
+    but the next chunk's pointers: not a repeat of the state (both chunks are put)."""
+    from .conftest import KERNELS
+
+    kt = load_kernel(KERNELS / "nvshmem" / "ring-reduce.cu",
+                     make_run("ring_reduce", 2, args=("nreduce=2", "chunk_size=4")))
+    puts = [i for i in kt.test.threads[1].instrs if isinstance(i, A.ShmemCall)
+            and i.op == "put_signal_nbi"]
+    assert [str(p.dst) for p in puts] == ["dst_0@0", "dst_1@0"]
+    assert not any(isinstance(i, A.Goto) for i in kt.test.threads[1].instrs)
+
+
+@pytest.mark.parametrize(("host", "message"), [
+    ("__device__ void init(int *x, int *y) { x[0] = y[0]; }\n", "reads memory"),
+    ("__device__ void check(int *x, int *y) { assert(x[0] + y[0] == 2); }\n",
+     "does what only a kernel thread can"),
+    ("__device__ void check(int *x) { assert(x[0] == 1); }\n",
+     "must take the kernel's parameters"),
+])
+def test_host_functions_do_only_what_the_host_side_can(
+        tmp_path: Path, host: str, message: str) -> None:
+    src = _kernel(tmp_path, "__global__ void k(int *x, int *y) { x[1] = 1; }\n" + host)
+    name = "init" if "void init" in host else "check"
+    run = make_run("k", 1, init=name if name == "init" else None,
+                   check=name if name == "check" else None)
+    with pytest.raises(KernelError, match=message) as info:
+        load_kernel(src, run)
+    assert info.value.pos.line >= 3
+
+
+def test_host_init_and_check_become_the_init_block_and_the_condition(tmp_path: Path) -> None:
+    src = _kernel(tmp_path, "__global__ void k(int *x) {\n"
+                  "    if (nvshmem_my_pe() == 0) nvshmem_int_put(x, x, 1, 1);\n}\n"
+                  "__device__ void init(int *x) { x[0] = 5 + nvshmem_my_pe(); }\n"
+                  "__device__ void check(int *x) { assert(x[0] == 5); }\n")
+    test = load_kernel(src, make_run("k", 2, init="init", check="check")).test
+    assert [(str(i.loc), i.value) for i in test.init if isinstance(i, A.InitLoc)] == [
+        ("x@0", 5), ("x@1", 6)]
+    prop = test.condition.prop
+    assert isinstance(prop, A.Or)
+    assert [(str(c.lhs), c.op, str(c.rhs)) for c in prop.args if isinstance(c, A.Cmp)] == [
+        ("x@0", "!=", "5"), ("x@1", "!=", "5")]
