@@ -117,16 +117,13 @@ def inline_ptx(th: ThreadExtractor, fr: Frame, ins: Instr, asm: Asm) -> Value | 
     args = list(ins.args)
     dst = th.reg(fr.depth, ins.name) if outputs else None
     texts: list[str] = []
-    sizes: list[int] = []
     for k, c in enumerate(constraints):
         if c.startswith("="):
             texts.append(dst or "")
-            sizes.append(0)
             continue
         op = args[k - len(outputs)]
         v = th.value(fr, op, ins)
-        texts.append(_asm_operand(th, v, ins.pos))
-        sizes.append(8 if c in ("l", "n") else 4)
+        texts.append(_asm_operand(th, v, ins.pos, 64 if c in ("l", "n") else 32))
     body = asm.template.strip()
     if "{" in body or ".reg" in body:
         raise th.ex.error(ins.pos, "inline asm with a block or register declarations is not "
@@ -155,11 +152,16 @@ def inline_ptx(th: ThreadExtractor, fr: Frame, ins: Instr, asm: Asm) -> Value | 
     return Sym(dst) if dst else None
 
 
-def _asm_operand(th: ThreadExtractor, v: Value, pos: SrcPos | None) -> str:
+def _asm_operand(th: ThreadExtractor, v: Value, pos: SrcPos | None, bits: int) -> str:
+    """An asm input: a location placeholder, a register, or a constant (the signed value of
+    its register's width: "r" 32 bits, "l" 64)."""
     if isinstance(v, Ptr):
         return f"{{P:{v.base}:{v.rank}:{v.offset}}}"
     s = th.scalar(v, pos, "inline asm")
-    return s.reg if isinstance(s, Sym) else str(s)
+    if isinstance(s, Sym):
+        return s.reg
+    s &= (1 << bits) - 1
+    return str(s - (1 << bits) if s >> (bits - 1) else s)
 
 
 def _access_size(stmt: str) -> int:

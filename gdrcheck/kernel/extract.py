@@ -374,19 +374,24 @@ class ThreadExtractor:
                 values[p.name] = self.scalar(v, p.pos, "a phi")
         moves = [(p, v) for p in phis if isinstance(v := values[p.name], Sym)]
         sources = {v.reg for _, v in moves if isinstance(v, Sym)}
+        dsts = {self.reg(fr.depth, p.name) for p, _ in moves}
         staged: dict[str, Value] = {}
+        copies: list[tuple[str, str, SrcPos | None]] = []
         for p, v in moves:
             dst = self.reg(fr.depth, p.name)
             assert isinstance(v, Sym)
-            if v.reg == dst:
-                staged[p.name] = v
-                continue
-            if dst in sources:  # a parallel copy: through a fresh register
-                tmp = self.fresh_reg("phi")
-                self.emit(f"mov {tmp}, {v.reg}", p.pos)
-                v = Sym(tmp)
             staged[p.name] = Sym(dst)
-            self.emit(f"mov {dst}, {v.reg}", p.pos)
+            if v.reg != dst:
+                copies.append((dst, v.reg, p.pos))
+        if sources & dsts:  # a parallel copy (a phi reads another's register): via temporaries
+            temps = []
+            for dst, src, pos in copies:
+                tmp = self.fresh_reg("phi")
+                self.emit(f"mov {tmp}, {src}", pos)
+                temps.append((dst, tmp, pos))
+            copies = temps
+        for dst, src, pos in copies:
+            self.emit(f"mov {dst}, {src}", pos)
         for p in phis:
             fr.env[p.name] = staged.get(p.name, values[p.name])
         fr.block, fr.index = target, len(phis)
@@ -461,10 +466,12 @@ class ThreadExtractor:
             dst = self.reg(fr.depth, ins.name)
             yes, done = self.label(), self.label()
             self.jump_if(c, yes, pos)
-            self.emit(f"mov {dst}, {_text(self.scalar(f, pos, 'a select'))}", pos)
+            self.emit(f"mov {dst}, {_text(_litmus_int(self.scalar(f, pos, 'a select'), ins.bits))}",
+                      pos)
             self.emit(f"goto {done}", pos)
             self.emit(f"{yes}:", pos)
-            self.emit(f"mov {dst}, {_text(self.scalar(t, pos, 'a select'))}", pos)
+            self.emit(f"mov {dst}, {_text(_litmus_int(self.scalar(t, pos, 'a select'), ins.bits))}",
+                      pos)
             self.emit(f"{done}:", pos)
             return Sym(dst)
         if op == "getelementptr":
@@ -523,8 +530,8 @@ class ThreadExtractor:
             return _concrete(op, a, b, bits, pos, self.ex)
         if isinstance(a, Ptr) or isinstance(b, Ptr):
             raise self.ex.error(pos, "arithmetic on a pointer as an integer")
-        sa = self.scalar(a, pos, "arithmetic")
-        sb = self.scalar(b, pos, "arithmetic")
+        sa = _litmus_int(self.scalar(a, pos, "arithmetic"), bits)
+        sb = _litmus_int(self.scalar(b, pos, "arithmetic"), bits)
         litmus = {"add": "add", "sub": "sub", "mul": "mul", "sdiv": "div", "udiv": "div",
                   "and": "and", "or": "or", "xor": "xor"}.get(op)
         if op == "shl" and isinstance(sb, int):
@@ -558,8 +565,9 @@ class ThreadExtractor:
             if isinstance(k, int) and k in (0, 1) and pred in ("eq", "ne") and is_cond(cond):
                 keep = (pred == "ne") == (k == 0)
                 return cond if keep else Not(cond)  # type: ignore[arg-type]
-        sa = self.scalar(a, pos, "a comparison")
-        sb = self.scalar(b, pos, "a comparison")
+        width = ir.type_bits(_operand_type(ins))
+        sa = _litmus_int(self.scalar(a, pos, "a comparison"), width)
+        sb = _litmus_int(self.scalar(b, pos, "a comparison"), width)
         return Cmp(pred if pred in ("eq", "ne") else pred[-2:], sa, sb)
 
     def gep(self, fr: Frame, ins: Instr) -> Value:
@@ -623,7 +631,7 @@ class ThreadExtractor:
         bits = ir.type_bits(_operand_type(ins))
         if bits == 0 or bits % 8 or isinstance(v, Ptr):
             raise self.ex.error(ins.pos, "a store of something other than an integer")
-        s = self.scalar(v, ins.pos, "a store")
+        s = _litmus_int(self.scalar(v, ins.pos, "a store"), bits)
         if self.host == "init" and isinstance(s, int):
             placeholder = self.loc(p, bits // 8, ins.pos)
             m = _LOC_RE.fullmatch(placeholder)
@@ -764,6 +772,12 @@ def _signed(v: int, bits: int) -> int:
         return v
     v &= (1 << bits) - 1
     return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _litmus_int(s: Scalar, bits: int) -> Scalar:
+    """A constant as the litmus test writes it: the signed value of its ``bits``-bit
+    pattern (litmus registers hold mathematical integers: ``b - 1`` is ``add b, -1``)."""
+    return _signed(s, bits) if isinstance(s, int) and bits else s
 
 
 def _text(s: Scalar) -> str:

@@ -216,3 +216,16 @@ def test_host_init_and_check_become_the_init_block_and_the_condition(tmp_path: P
     assert isinstance(prop, A.Or)
     assert [(str(c.lhs), c.op, str(c.rhs)) for c in prop.args if isinstance(c, A.Cmp)] == [
         ("x@0", "!=", "5"), ("x@1", "!=", "5")]
+
+
+@pytest.mark.parametrize(("n", "verdict"), [(2, "Forbidden"), (3, "Allowed")])
+def test_swapping_phis_and_negative_constants(n: int, verdict: str) -> None:
+    """swap.cu: a = x, b = x + 1 swapped n times; assert(a == b - 1) holds after an even
+    number of swaps and fails after an odd one, whatever x is (plain arithmetic)."""
+    from gdrcheck.analysis.check import check_test
+
+    kt = load_kernel(DATA / "swap.cu", make_run("k", 1, args=(f"n={n}",)))
+    adds = [i for i in kt.test.threads[0].instrs if isinstance(i, A.LocalOp)
+            and i.op == "add"]
+    assert A.Const(-1) in adds[-1].args
+    assert check_test(kt.test, "sc").verdict == verdict
