@@ -33,7 +33,7 @@ LAYERS: dict[str, set[str]] = {
     "hw": {"errors", "litmus", "lower", "engine", "analysis"},
     "batch": {"errors", "litmus", "engine", "analysis", "report"},
     "api": {"errors", "litmus", "engine", "analysis", "report", "kernel"},
-    "pytest_plugin": {"errors", "litmus", "engine", "analysis", "report"},
+    "pytest_plugin": {"errors", "litmus", "engine", "analysis", "report", "kernel"},
     "cli": {"errors", "litmus", "cat", "lower", "engine", "analysis", "gen", "report",
             "batch", "hw", "web", "kernel"},
     "web": {"errors", "litmus", "cat", "analysis", "report", "api"},
