@@ -82,6 +82,10 @@ class Calls:
             if name.startswith("__gdrcheck_"):
                 raise self.ex.error(ins.pos, f"the intrinsic {name} is not known to this "
                                     "version of the extraction")
+            if name.startswith("llvm."):
+                raise self.ex.error(ins.pos, f"the LLVM intrinsic {name} is not supported "
+                                    "(a struct copy, memset or math the extraction does not "
+                                    "model)")
             raise self.ex.error(ins.pos, f"a call of {name}, which has no definition in the "
                                 "file or in gdrcheck's headers")
         args = [_arg(th, fr, o, ins) for o in ins.args]
