@@ -52,8 +52,8 @@ from gdrcheck.errors import InputError
               "for clang.")
 @click.option("--clang", default=None, help="The clang to compile with (default: "
               "$GDRCHECK_CLANG, else clang++-19, clang-19, newer, clang++).")
-@click.option("--show-witness", is_flag=True, help="Print the witness execution, with the "
-              "source line of each event.")
+@click.option("--show-witness", is_flag=True, help="Print the witness execution (with its "
+              "NIC and proxy events), then each thread's events at their source lines.")
 @include_option
 @variant_option()
 @engine_option
@@ -117,7 +117,7 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
                 click.echo(err.render(), err=True)
                 bad_input = True
                 break
-            click.echo(format_result(test, res, False))
+            click.echo(format_result(test, res, show_witness))
             for line in kernel_summary(kt, res):
                 click.echo(line)
             if show_witness and res.witness is not None:
