@@ -18,8 +18,10 @@ if TYPE_CHECKING:
         assert_forbidden,
         assert_verdict,
         check,
+        check_kernel,
         expected_models,
         fix,
+        kernel_test,
         load_test,
     )
     from gdrcheck.errors import InputError
@@ -29,8 +31,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "InputError", "Outcome", "assert_allowed", "assert_forbidden", "assert_hangs",
-    "assert_live", "assert_verdict", "check",
-    "expected_models", "fix", "load_test",
+    "assert_live", "assert_verdict", "check", "check_kernel", "expected_models", "fix",
+    "kernel_test", "load_test",
 ]
 
 

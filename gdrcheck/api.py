@@ -45,7 +45,8 @@ from gdrcheck.report.herd import format_result, format_witness
 
 __all__ = [
     "DEFAULT_MODEL", "CheckOptions", "Outcome", "Verdict", "assert_allowed",
-    "assert_forbidden", "assert_verdict", "check", "expected_models", "fix", "load_test",
+    "assert_forbidden", "assert_verdict", "check", "check_kernel", "expected_models", "fix",
+    "kernel_test", "load_test",
 ]
 
 ARCHS = ("X86", "PTX", "GIN")
@@ -235,6 +236,43 @@ def check(
         result=res,
         explanation=_explanation(t, spec, res, explain, options),
     )
+
+
+def kernel_test(path: str | Path, kernel: str, ranks: int, *, grid: int = 1, block: int = 1,
+                nodes: Sequence[int] | None = None,
+                args: dict[str, int | Sequence[int]] | None = None, init: str | None = None,
+                check: str | None = None, defines: Sequence[str] = (),
+                clang: str | None = None) -> A.Test:
+    """The litmus test extracted from the CUDA kernel ``kernel`` of ``path`` (docs/kernels.md;
+    ``gdrcheck kernel --emit-litmus``). ``args``: each scalar parameter's value, one for
+    every rank or a sequence of one per rank. Raises :class:`~gdrcheck.errors.InputError`."""
+    from gdrcheck.kernel import load_kernel, make_run
+
+    given = []
+    for name, value in (args or {}).items():
+        values = [value] if isinstance(value, int) else list(value)
+        given.append(f"{name}={','.join(str(v) for v in values)}")
+    run = make_run(kernel, ranks, grid, block,
+                   ",".join(str(n) for n in nodes) if nodes is not None else None,
+                   tuple(given), init=init, check=check, defines=tuple(defines))
+    return load_kernel(path, run, clang).test
+
+
+def check_kernel(path: str | Path, kernel: str, ranks: int,
+                 model: str | ModelSpec | None = None, *, grid: int = 1, block: int = 1,
+                 nodes: Sequence[int] | None = None,
+                 args: dict[str, int | Sequence[int]] | None = None, init: str | None = None,
+                 check_fn: str | None = None, defines: Sequence[str] = (),
+                 clang: str | None = None, **kw: Any) -> Outcome:
+    """:func:`check` of the kernel's extracted test (:func:`kernel_test`): Allowed when some
+    execution fails a device assert (or the ``check_fn`` host check), Forbidden when none can,
+    Undefined when the model flags misuse."""
+    test = kernel_test(path, kernel, ranks, grid=grid, block=block, nodes=nodes, args=args,
+                       init=init, check=check_fn, defines=defines, clang=clang)
+    if model is None and not test.expectations and any(
+            isinstance(i, A.ShmemCall) for th in test.threads for i in th.instrs):
+        model = "nvshmem-api"
+    return check(test, model, **kw)
 
 
 def assert_verdict(test: str | Path | A.Test, verdict: str,

@@ -8,6 +8,10 @@ an item ``FILE.litmus::liveness:MODEL+VARIANTS`` (``Hang`` when a blocking wait 
 forever under the model, else ``Live``). A file without such lines gives no item; a
 file that does not parse is a collection error (``file:line:col: message``).
 
+A CUDA file (``.cu``) with ``// gdrcheck:`` configuration lines (docs/kernels.md) is
+collected by the same rules: each configuration is compiled and extracted, and each of its
+``--expect`` and ``--liveness`` entries is an item ``FILE.cu::CONFIG::MODEL+VARIANTS``.
+
 Collection is opt-in, so that installing gdrcheck does not change what an existing
 test run collects:
 
@@ -114,11 +118,19 @@ _NAMED = pytest.StashKey[set[Path]]()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix != ".litmus":
+    if file_path.suffix not in (".litmus", ".cu"):
         return None
     enabled = _enabled(parent.config)
     if enabled is False or (enabled is None and not _named(parent.config, file_path)):
         return None
+    if file_path.suffix == ".cu":
+        try:
+            text = file_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        if "gdrcheck:" not in text:
+            return None
+        return KernelFile.from_parent(parent, path=file_path)
     return LitmusFile.from_parent(parent, path=file_path)
 
 
@@ -161,6 +173,52 @@ class LitmusFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
+class KernelFile(pytest.File):
+    """A ``.cu`` file: one node per ``// gdrcheck:`` configuration."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        from gdrcheck.kernel import file_runs, read_source
+
+        for k, run in enumerate(file_runs(read_source(self.path)), 1):
+            cfg = run.config
+            name = f"{cfg.kernel}+r{cfg.ranks}g{cfg.grid}b{cfg.block}#{k}"
+            yield KernelRun.from_parent(self, name=name, run=run)
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
+        if isinstance(excinfo.value, InputError):
+            return excinfo.value.render()
+        return super().repr_failure(excinfo)
+
+
+class KernelRun(pytest.Collector):
+    """One configuration of a kernel: its extracted test's ``Expect=``/``Liveness=``
+    entries (the configuration's ``--expect``/``--liveness``) as items."""
+
+    def __init__(self, *, run: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.run = run
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from gdrcheck.analysis.models import ModelSpec
+        from gdrcheck.kernel import load_kernel
+
+        self.test = load_kernel(self.path, self.run).test
+        self.results: dict[str, Result] = {}
+        for e in self.test.expectations:
+            spec = ModelSpec(e.model, e.variants)
+            yield LitmusItem.from_parent(self, name=str(spec), spec=spec, want=e.verdict,
+                                         liveness=False)
+        for e in self.test.liveness_expectations:
+            spec = ModelSpec(e.model, e.variants)
+            yield LitmusItem.from_parent(self, name=f"liveness:{spec}", spec=spec,
+                                         want=e.verdict, liveness=True)
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
+        if isinstance(excinfo.value, InputError):
+            return excinfo.value.render()
+        return super().repr_failure(excinfo)
+
+
 class LitmusItem(pytest.Item):
     """One ``Expect=`` (or ``Liveness=``) entry of a litmus file."""
 
@@ -193,7 +251,7 @@ class LitmusItem(pytest.Item):
         from gdrcheck.analysis.check import check_test
 
         parent = self.parent
-        assert isinstance(parent, LitmusFile)
+        assert isinstance(parent, (LitmusFile, KernelRun))
         key = str(self.spec)
         if key not in parent.results:
             options = self._options()
@@ -210,7 +268,7 @@ class LitmusItem(pytest.Item):
         from gdrcheck.report.herd import format_result
 
         parent = self.parent
-        assert isinstance(parent, LitmusFile)
+        assert isinstance(parent, (LitmusFile, KernelRun))
         test: A.Test = parent.test
         res = self._result()
         if self.liveness:

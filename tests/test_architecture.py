@@ -25,15 +25,18 @@ LAYERS: dict[str, set[str]] = {
     "engine": {"errors", "lazy", "litmus", "cat", "lower"},
     "analysis": {"errors", "litmus", "cat", "lower", "engine"},
     "gen": {"errors", "litmus"},
+    # the kernel front end: a CUDA kernel becomes a litmus test
+    "kernel": {"errors", "litmus"},
     # the printers read results (of the analysis, of a batch run, of a hardware run)
-    "report": {"errors", "litmus", "cat", "lower", "engine", "analysis", "batch", "hw"},
+    "report": {"errors", "litmus", "cat", "lower", "engine", "analysis", "batch", "hw",
+               "kernel"},
     # the faces
     "hw": {"errors", "litmus", "lower", "engine", "analysis"},
     "batch": {"errors", "litmus", "engine", "analysis", "report"},
-    "api": {"errors", "litmus", "engine", "analysis", "report"},
-    "pytest_plugin": {"errors", "litmus", "engine", "analysis", "report"},
+    "api": {"errors", "litmus", "engine", "analysis", "report", "kernel"},
+    "pytest_plugin": {"errors", "litmus", "engine", "analysis", "report", "kernel"},
     "cli": {"__init__", "errors", "litmus", "cat", "lower", "engine", "analysis", "gen", "report",
-            "batch", "hw", "web"},
+            "batch", "hw", "web", "kernel"},
     "web": {"errors", "litmus", "cat", "analysis", "report", "api"},
     # the documented names of gen's strategies
     "strategies": {"gen"},
@@ -43,7 +46,7 @@ LAYERS: dict[str, set[str]] = {
 }
 """Package (or top-level module) -> the packages it may import."""
 
-QUIET = ("grammar_cache", "lazy", "litmus", "cat", "lower", "engine", "analysis", "gen")
+QUIET = ("grammar_cache", "lazy", "litmus", "cat", "lower", "engine", "analysis", "gen", "kernel")
 """Layers that print nothing and know no command line."""
 
 

@@ -115,6 +115,10 @@ def test_the_wheel_carries_the_models_and_the_library(built: dict[str, Path]) ->
     assert {f"gdrcheck/specs/{n}.cat" for n in SHIPPED_MODELS} <= names
     assert {f"gdrcheck/library/{rel}" for rel in LIBRARY} <= names
     assert {"gdrcheck/litmus/litmus.lark", "gdrcheck/cat/cat.lark"} <= names
+    # the kernel front end's headers (docs/kernels.md)
+    headers = ROOT / "gdrcheck" / "kernel" / "include"
+    assert {f"gdrcheck/kernel/include/{p.relative_to(headers).as_posix()}"
+            for p in headers.rglob("*") if p.is_file()} <= names
 
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(built: dict[str, Path]) -> None:

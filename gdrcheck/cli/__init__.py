@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "docs": "gdrcheck.cli.docs",
     "library": "gdrcheck.cli.library",
     "lint": "gdrcheck.cli.lint",
+    "kernel": "gdrcheck.cli.kernel",
 }
 """Command name -> the module that defines it (a click command of the same name)."""
 

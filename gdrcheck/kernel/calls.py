@@ -1,0 +1,382 @@
+"""Calls in a kernel's IR: NVVM intrinsics, inline PTX and the ``__gdrcheck_*`` intrinsics
+of the shipped headers, each lowered to litmus instructions (docs/kernels.md, "The intrinsic
+convention" and its table).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from gdrcheck.kernel.extract import AssertSite, Extractor, Frame, HostFailure, ThreadExtractor
+from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
+from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
+
+SIGNAL_OPS = {9: "set", 10: "add"}
+"""NVSHMEM_SIGNAL_SET, NVSHMEM_SIGNAL_ADD (nvshmem_common_transport.h:39)."""
+
+CMPS = {0: "==", 1: "!=", 2: ">", 3: "<=", 4: "<", 5: ">="}
+"""nvshmemi_cmp_type (nvshmem_constants.h:48-56) -> the litmus comparison."""
+
+_SREG_RE = re.compile(r"llvm\.nvvm\.read\.ptx\.sreg\.(tid|ntid|ctaid|nctaid)\.([xyz])")
+_IGNORED = re.compile(r"llvm\.(dbg\.|lifetime\.|assume|experimental\.noalias|"
+                      r"invariant\.|sideeffect)")
+_BARRIERS = ("llvm.nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all",
+             "llvm.nvvm.barrier.cta.sync.all", "llvm.nvvm.barrier.sync")
+_MEMBARS = {"llvm.nvvm.membar.cta": "cta", "llvm.nvvm.membar.gl": "gpu",
+            "llvm.nvvm.membar.sys": "sys"}
+_MINMAX = {"smax": max, "smin": min, "umax": max, "umin": min}
+
+Handler = Callable[["ThreadExtractor", "Frame", Instr, list[Value]], Value | None]
+
+
+class Calls:
+    """The lowering of every call the extraction knows."""
+
+    def __init__(self, ex: Extractor) -> None:
+        self.ex = ex
+        self.intrinsics: dict[str, Handler] = {
+            "__gdrcheck_shmem_my_pe": _my_pe,
+            "__gdrcheck_shmem_n_pes": _n_pes,
+            "__gdrcheck_shmem_ptr": _shmem_ptr,
+            "__gdrcheck_shmem_p": _shmem_p,
+            "__gdrcheck_shmem_put": _shmem_put,
+            "__gdrcheck_shmem_put_signal": _shmem_put_signal,
+            "__gdrcheck_shmem_signal_op": _shmem_signal_op,
+            "__gdrcheck_shmem_fence": _plain("shmem.fence"),
+            "__gdrcheck_shmem_quiet": _plain("shmem.quiet"),
+            "__gdrcheck_shmem_barrier_all": _plain("shmem.barrier_all"),
+            "__gdrcheck_shmem_wait_until": _shmem_wait_until,
+            "__gdrcheck_shmem_signal_wait_until": _shmem_signal_wait_until,
+            "__gdrcheck_cuda_assert": _assert,
+        }
+
+    def call(self, th: ThreadExtractor, fr: Frame, ins: Instr) -> Value | None:
+        callee = ins.callee
+        if isinstance(callee, Asm):
+            return inline_ptx(th, fr, ins, callee)
+        if not isinstance(callee, FuncRef):
+            raise self.ex.error(ins.pos, "an indirect call (through a function pointer) is "
+                                "not supported")
+        name = callee.name
+        if _IGNORED.match(name):
+            return None
+        m = _SREG_RE.fullmatch(name)
+        if m:
+            return _special_register(th, m.group(1), m.group(2))
+        if name in _BARRIERS:
+            th.emit("bar.sync 0", ins.pos, "__syncthreads")
+            return None
+        if name in _MEMBARS:
+            th.emit(f"fence.sc.{_MEMBARS[name]}", ins.pos, "__threadfence")
+            return None
+        mm = re.fullmatch(r"llvm\.(smax|smin|umax|umin)\.i\d+", name)
+        if mm:
+            a, b = (th.value(fr, o, ins) for o in ins.args)
+            if isinstance(a, int) and isinstance(b, int):
+                return _MINMAX[mm.group(1)](a, b)
+            raise self.ex.error(ins.pos, f"{mm.group(1)} of a value read from memory is not "
+                                "supported")
+        handler = self.intrinsics.get(name)
+        if handler is None:
+            if name.startswith("__gdrcheck_"):
+                raise self.ex.error(ins.pos, f"the intrinsic {name} is not known to this "
+                                    "version of the extraction")
+            if name.startswith("llvm."):
+                raise self.ex.error(ins.pos, f"the LLVM intrinsic {name} is not supported "
+                                    "(a struct copy, memset or math the extraction does not "
+                                    "model)")
+            raise self.ex.error(ins.pos, f"a call of {name}, which has no definition in the "
+                                "file or in gdrcheck's headers")
+        args = [_arg(th, fr, o, ins) for o in ins.args]
+        return handler(th, fr, ins, args)
+
+
+def _arg(th: ThreadExtractor, fr: Frame, op: object, ins: Instr) -> Value:
+    if isinstance(op, GlobalRef):
+        return Opaque(th.ex.module.strings.get(op.name, op.name))
+    return th.value(fr, op, ins)  # type: ignore[arg-type]
+
+
+def _special_register(th: ThreadExtractor, reg: str, axis: str) -> int:
+    cfg = th.ex.config
+    code = th.code
+    x = axis == "x"
+    return {"tid": code.tid if x else 0, "ntid": cfg.block if x else 1,
+            "ctaid": code.cta if x else 0, "nctaid": cfg.grid if x else 1}[reg]
+
+
+# --------------------------------------------------------------------------
+# Inline PTX
+# --------------------------------------------------------------------------
+
+
+def inline_ptx(th: ThreadExtractor, fr: Frame, ins: Instr, asm: Asm) -> Value | None:
+    """The asm's PTX with its operands replaced by registers and locations; the litmus
+    parser reads it when the test is parsed (errors come back at this line)."""
+    constraints = [c for c in asm.constraints.split(",") if not c.startswith("~")]
+    outputs = [c for c in constraints if c.startswith("=")]
+    if len(outputs) > 1:
+        raise th.ex.error(ins.pos, "inline asm with more than one output is not supported")
+    args = list(ins.args)
+    dst = th.reg(fr.depth, ins.name) if outputs else None
+    texts: list[str] = []
+    for k, c in enumerate(constraints):
+        if c.startswith("="):
+            texts.append(dst or "")
+            continue
+        op = args[k - len(outputs)]
+        v = th.value(fr, op, ins)
+        texts.append(_asm_operand(th, v, ins.pos, 64 if c in ("l", "n") else 32))
+    body = asm.template.strip()
+    if "{" in body or ".reg" in body:
+        raise th.ex.error(ins.pos, "inline asm with a block or register declarations is not "
+                          "supported (one PTX instruction per statement)")
+    statements = [s.strip() for s in body.split(";") if s.strip()]
+    if not statements:
+        return None
+    for stmt in statements:
+        access = _access_size(stmt)
+
+        def operand(m: re.Match[str], access: int = access) -> str:
+            k = int(m.group(2))
+            if k >= len(texts):
+                raise th.ex.error(ins.pos, f"inline asm names ${k}, which it does not have")
+            text = texts[k]
+            if text.startswith("{P:"):
+                base, rank, offset = text[3:-1].split(":")
+                return th.loc(Ptr(base, int(rank), int(offset)), access, ins.pos)
+            if m.group(1):
+                raise th.ex.error(ins.pos, f"inline asm dereferences ${k}, which is not an "
+                                  "address into a kernel parameter's buffer")
+            return text
+
+        out = re.sub(r"(\[)?\$(\d+)\]?", operand, stmt)
+        th.emit(out, ins.pos, ins.pos.api if ins.pos and ins.pos.api else stmt.split()[0])
+    return Sym(dst) if dst else None
+
+
+def _asm_operand(th: ThreadExtractor, v: Value, pos: SrcPos | None, bits: int) -> str:
+    """An asm input: a location placeholder, a register, or a constant (the signed value of
+    its register's width: "r" 32 bits, "l" 64)."""
+    if isinstance(v, Ptr):
+        return f"{{P:{v.base}:{v.rank}:{v.offset}}}"
+    s = th.scalar(v, pos, "inline asm")
+    if isinstance(s, Sym):
+        return s.reg
+    s &= (1 << bits) - 1
+    return str(s - (1 << bits) if s >> (bits - 1) else s)
+
+
+def _access_size(stmt: str) -> int:
+    m = re.search(r"\.[usb](8|16|32|64)\b", stmt.split()[0])
+    return int(m.group(1)) // 8 if m else 4
+
+
+# --------------------------------------------------------------------------
+# NVSHMEM (docs/kernels.md, the intrinsic table)
+# --------------------------------------------------------------------------
+
+
+def _int(th: ThreadExtractor, v: Value, ins: Instr, what: str) -> int:
+    if isinstance(v, int):
+        return v
+    raise th.ex.error(ins.pos, f"{_api(ins)}: {what} is a value read from memory; the litmus "
+                      "call takes a constant (not supported yet)")
+
+
+def _ptr(th: ThreadExtractor, v: Value, ins: Instr, what: str) -> Ptr:
+    if isinstance(v, Ptr):
+        return v
+    raise th.ex.error(ins.pos, f"{_api(ins)}: {what} is not an address into a kernel "
+                      "parameter's (symmetric) buffer")
+
+
+def _pe(th: ThreadExtractor, v: Value, ins: Instr) -> int:
+    pe = _int(th, v, ins, "the PE")
+    if not 0 <= pe < th.ex.config.ranks:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: PE {pe} of {th.ex.config.ranks} (--ranks)")
+    return pe
+
+
+def _symmetric(th: ThreadExtractor, p: Ptr, ins: Instr, what: str) -> Ptr:
+    """A symmetric address is the caller's own: NVSHMEM calls take local addresses."""
+    if p.rank != th.code.rank:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: {what} is another PE's address (from "
+                          "nvshmem_ptr); NVSHMEM calls take symmetric addresses")
+    return p
+
+
+def _api(ins: Instr) -> str:
+    return ins.pos.api if ins.pos and ins.pos.api else "the call"
+
+
+def _sig_op(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    op = _int(th, v, ins, "the signal operation")
+    if op not in SIGNAL_OPS:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: signal operation {op} is neither "
+                          "NVSHMEM_SIGNAL_SET (9) nor NVSHMEM_SIGNAL_ADD (10)")
+    return SIGNAL_OPS[op]
+
+
+def _cmp(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    op = _int(th, v, ins, "the comparison")
+    if op not in CMPS:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: comparison {op} is not an NVSHMEM_CMP_*")
+    return CMPS[op]
+
+
+def _signed64(v: int) -> int:
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >> 63 else v
+
+
+def _my_pe(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    return th.code.rank
+
+
+def _n_pes(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    return th.ex.config.ranks
+
+
+def _shmem_ptr(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    p = _symmetric(th, _ptr(th, args[0], ins, "the address"), ins, "the address")
+    pe = _pe(th, args[1], ins)
+    cfg = th.ex.config
+    if cfg.node_of(pe) != cfg.node_of(th.code.rank):
+        return 0  # nvshmem_ptr: NULL when the PE is not reachable by load/store
+    return Ptr(p.base, pe, p.offset)
+
+
+def _shmem_p(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    dest = _symmetric(th, _ptr(th, args[0], ins, "dest"), ins, "dest")
+    value = _signed64(_int(th, args[1], ins, "the value"))
+    elem = _int(th, args[2], ins, "the element size")
+    pe = _pe(th, args[3], ins)
+    th.emit(f"shmem.p {th.loc(dest, elem, ins.pos, pe)}, {value}", ins.pos, _api(ins))
+    return None
+
+
+def _elements(th: ThreadExtractor, p: Ptr, n: int, elem: int, ins: Instr) -> list[Ptr]:
+    """The element addresses of an n-element (n-byte for putmem: elem 1) transfer."""
+    size = th.ex.elem_size(p.base, elem, ins.pos)
+    total = n * elem
+    if total % size:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: {total} bytes of {p.base}, whose elements "
+                          f"are {size} bytes")
+    return [Ptr(p.base, p.rank, p.offset + k * size) for k in range(total // size)]
+
+
+def _shmem_put(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    dest = _symmetric(th, _ptr(th, args[0], ins, "dest"), ins, "dest")
+    src = _symmetric(th, _ptr(th, args[1], ins, "source"), ins, "source")
+    n = _int(th, args[2], ins, "the number of elements")
+    elem = _int(th, args[3], ins, "the element size")
+    pe = _pe(th, args[4], ins)
+    nbi = _int(th, args[5], ins, "nbi")
+    op = "shmem.put_nbi" if nbi else "shmem.put"
+    size = th.ex.elem_size(dest.base, elem, ins.pos)
+    for d, s in zip(_elements(th, dest, n, elem, ins), _elements(th, src, n, elem, ins),
+                    strict=True):
+        th.emit(f"{op} {th.loc(d, size, ins.pos, pe)}, {th.loc(s, size, ins.pos)}", ins.pos,
+                _api(ins))
+    return None
+
+
+def _shmem_put_signal(th: ThreadExtractor, fr: Frame, ins: Instr,
+                      args: list[Value]) -> Value | None:
+    dest = _symmetric(th, _ptr(th, args[0], ins, "dest"), ins, "dest")
+    src = _symmetric(th, _ptr(th, args[1], ins, "source"), ins, "source")
+    n = _int(th, args[2], ins, "the number of elements")
+    elem = _int(th, args[3], ins, "the element size")
+    sig = _symmetric(th, _ptr(th, args[4], ins, "sig_addr"), ins, "sig_addr")
+    value = _signed64(_int(th, args[5], ins, "the signal value"))
+    op = _sig_op(th, args[6], ins)
+    pe = _pe(th, args[7], ins)
+    nbi = _int(th, args[8], ins, "nbi")
+    dests = _elements(th, dest, n, elem, ins)
+    srcs = _elements(th, src, n, elem, ins)
+    if len(dests) != 1:
+        raise th.ex.error(ins.pos, f"{_api(ins)} of {len(dests)} elements: the litmus "
+                          "put_signal moves one word (set the count to 1 with --arg)")
+    size = th.ex.elem_size(dest.base, elem, ins.pos)
+    call = "shmem.put_signal_nbi" if nbi else "shmem.put_signal"
+    th.emit(f"{call} {th.loc(dests[0], size, ins.pos, pe)}, {th.loc(srcs[0], size, ins.pos)}, "
+            f"{th.loc(sig, 8, ins.pos, pe)}, {value}, {op}", ins.pos, _api(ins))
+    return None
+
+
+def _shmem_signal_op(th: ThreadExtractor, fr: Frame, ins: Instr,
+                     args: list[Value]) -> Value | None:
+    sig = _symmetric(th, _ptr(th, args[0], ins, "sig_addr"), ins, "sig_addr")
+    value = _signed64(_int(th, args[1], ins, "the signal value"))
+    op = _sig_op(th, args[2], ins)
+    pe = _pe(th, args[3], ins)
+    th.emit(f"shmem.signal_op {th.loc(sig, 8, ins.pos, pe)}, {value}, {op}", ins.pos, _api(ins))
+    return None
+
+
+def _shmem_wait_until(th: ThreadExtractor, fr: Frame, ins: Instr,
+                      args: list[Value]) -> Value | None:
+    ivar = _symmetric(th, _ptr(th, args[0], ins, "ivar"), ins, "ivar")
+    elem = _int(th, args[1], ins, "the element size")
+    cmp = _cmp(th, args[2], ins)
+    value = _signed64(_int(th, args[3], ins, "the comparison value"))
+    th.emit(f"shmem.wait_until {th.loc(ivar, elem, ins.pos)}, {cmp}, {value}", ins.pos,
+            _api(ins))
+    return None
+
+
+def _shmem_signal_wait_until(th: ThreadExtractor, fr: Frame, ins: Instr,
+                             args: list[Value]) -> Value | None:
+    sig = _symmetric(th, _ptr(th, args[0], ins, "sig_addr"), ins, "sig_addr")
+    cmp = _cmp(th, args[1], ins)
+    value = _signed64(_int(th, args[2], ins, "the comparison value"))
+    th.emit(f"shmem.signal_wait_until {th.loc(sig, 8, ins.pos)}, {cmp}, {value}", ins.pos,
+            _api(ins))
+    return Opaque("the value nvshmem_signal_wait_until returns (not extracted yet)")
+
+
+def _plain(call: str) -> Handler:
+    def handler(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+        th.emit(call, ins.pos, _api(ins))
+        return None
+
+    return handler
+
+
+# --------------------------------------------------------------------------
+# assert (docs/kernels.md, "Properties")
+# --------------------------------------------------------------------------
+
+
+def _assert(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    ok = args[0]
+    expr = args[1].why if isinstance(args[1], Opaque) else "assert"
+    if th.host == "check":
+        holds = th.truth(ok, ins.pos, "an assert")
+        if holds is not True:
+            fails = (not holds) if isinstance(holds, bool) else negate(holds)
+            th.ex.host_failures.append(HostFailure(th.code.rank, ins.pos, expr, fails))
+        return None
+    site = (fr.depth, f"assert@{ins.pos}#{id(ins)}")
+    fresh = site not in th.regs
+    flag = th.reg(*site)
+    if fresh:
+        th.ex.asserts.append(AssertSite(th.code.index, flag, ins.pos, expr))
+    what = f"assert({expr})"
+    if isinstance(ok, int):
+        if ok == 0:
+            th.emit(f"mov {flag}, 1", ins.pos, what)
+        return None
+    cond = th.truth(ok, ins.pos, "an assert")
+    if isinstance(cond, bool):
+        if not cond:
+            th.emit(f"mov {flag}, 1", ins.pos, what)
+        return None
+    if isinstance(ok, CondInt) or is_cond(ok) or isinstance(ok, (Sym, Cmp)):
+        passed = th.label()
+        th.jump_if(cond, passed, ins.pos)
+        th.emit(f"mov {flag}, 1", ins.pos, what)
+        th.emit(f"{passed}:", ins.pos)
+    return None

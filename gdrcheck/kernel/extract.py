@@ -1,0 +1,906 @@
+"""Extraction: every (rank, CTA, thread) of a kernel becomes a litmus thread
+(docs/kernels.md, "Extraction").
+
+Each thread interprets the kernel's IR with its concrete ids and arguments. Values computed
+from ids and arguments stay concrete, so branches on them are followed and loops with
+constant bounds unroll; a value read from memory is a register of the litmus thread, and a
+branch on it becomes a litmus branch (both sides extracted). A loop whose state repeats with
+a register-dependent exit (a spin loop) becomes a litmus loop, which the lowering unrolls
+to ``--unroll`` with its last iteration cut: a blocking wait. Anything else the IR does that
+cannot be represented exactly is refused at the user's line (:class:`KernelError`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from gdrcheck.errors import InputError, Pos
+from gdrcheck.kernel import ir
+from gdrcheck.kernel.ir import BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SrcPos
+from gdrcheck.kernel.values import (
+    BoolOp,
+    Cmp,
+    Cond,
+    CondInt,
+    Not,
+    Opaque,
+    Ptr,
+    Scalar,
+    Sym,
+    Value,
+    is_cond,
+    negate,
+)
+
+MAX_STEPS = 200_000
+"""IR instructions one thread may interpret (a loop bounded by nothing concrete)."""
+
+MAX_LINES = 20_000
+"""Litmus instructions one thread may have (the paths of its branches)."""
+
+
+class KernelError(InputError):
+    """A kernel construct the extraction does not support, at the user's line."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration of a kernel: the launch and the values of its scalar parameters
+    (one value for every rank, or one per rank)."""
+
+    kernel: str
+    ranks: int
+    grid: int = 1
+    block: int = 1
+    nodes: tuple[int, ...] | None = None
+    args: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    init: str | None = None  # a __device__ function: the host's initialisation, per rank
+    check: str | None = None  # a __device__ function: the host's check after the kernel
+
+    def node_of(self, rank: int) -> int:
+        return self.nodes[rank] if self.nodes else rank
+
+    def arg(self, name: str, rank: int) -> int | None:
+        for key, values in self.args:
+            if key == name:
+                return values[rank] if len(values) > 1 else values[0]
+        return None
+
+
+@dataclass(frozen=True)
+class Line:
+    """One litmus instruction of a thread and the source line it came from."""
+
+    text: str
+    pos: SrcPos | None
+    what: str = ""  # the API call or C++ access it stands for (for witnesses)
+
+
+@dataclass(frozen=True)
+class AssertSite:
+    thread: int
+    reg: str
+    pos: SrcPos | None
+    expr: str
+
+
+@dataclass(frozen=True)
+class HostFailure:
+    """When the host check of ``rank`` fails: a condition over final values."""
+
+    rank: int
+    pos: SrcPos | None
+    expr: str
+    fails: Cond | bool
+
+
+@dataclass
+class ThreadCode:
+    index: int
+    rank: int
+    cta: int
+    tid: int
+    lines: list[Line] = field(default_factory=list)
+
+
+@dataclass
+class Extraction:
+    """The extracted threads, their locations and assert flags."""
+
+    path: str
+    config: Config
+    threads: list[ThreadCode]
+    locations: dict[str, int]  # base -> element size (bytes)
+    indices: dict[str, set[int]]  # base -> element indices accessed
+    asserts: list[AssertSite]
+    init_values: dict[tuple[str, int, int], int] = field(default_factory=dict)
+    host_failures: list[HostFailure] = field(default_factory=list)
+
+    def location_name(self, base: str, index: int) -> str:
+        if self.indices.get(base, {0}) <= {0}:
+            return base
+        return f"{base}_{index}"
+
+
+# --------------------------------------------------------------------------
+# The interpretation of one thread
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Frame:
+    fn: ir.Function
+    env: dict[str, Value]
+    block: str
+    index: int
+    depth: int
+    result: str = ""  # the caller's instruction that receives the return value
+
+
+@dataclass
+class PathState:
+    frames: list[Frame]
+    visited: dict[tuple[object, ...], str]
+
+    def copy(self) -> PathState:
+        return PathState([Frame(f.fn, dict(f.env), f.block, f.index, f.depth, f.result)
+                          for f in self.frames], dict(self.visited))
+
+
+_LOC_RE = re.compile(r"\{L:([^:}]+):(\d+):(\d+)\}")
+"""A location placeholder in an emitted line: base, rank, element index (named at the end,
+when every index accessed is known)."""
+
+
+class ThreadExtractor:
+    """Interprets the kernel for one (rank, CTA, thread)."""
+
+    def __init__(self, ex: Extractor, code: ThreadCode, host: str | None = None) -> None:
+        self.ex = ex
+        self.code = code
+        self.host = host  # None: a kernel thread; "init" or "check": a host function
+        self.regs: dict[tuple[int, str], str] = {}
+        self.labels = 0
+        self.steps = 0
+        self.loop_headers: dict[str, dict[str, frozenset[str]]] = {}
+
+    # ---- registers, labels, lines
+
+    def reg(self, depth: int, name: str) -> str:
+        key = (depth, name)
+        if key not in self.regs:
+            self.regs[key] = f"r{len(self.regs)}"
+        return self.regs[key]
+
+    def fresh_reg(self, hint: str) -> str:
+        return self.reg(-1, f"{hint}#{len(self.regs)}")
+
+    def host_name(self) -> str:
+        cfg = self.ex.config
+        return (cfg.init if self.host == "init" else cfg.check) or ""
+
+    def label(self) -> str:
+        self.labels += 1
+        return f"L{self.labels:02d}"
+
+    def emit(self, text: str, pos: SrcPos | None, what: str = "") -> None:
+        if self.host is not None:
+            raise self.ex.error(pos, f"the host {self.host} function {self.host_name()} does "
+                                f"what only a kernel thread can ({text.split()[0]}): it may "
+                                "store constants (init) or compare values read with "
+                                "constants in asserts (check)")
+        if len(self.code.lines) >= MAX_LINES:
+            raise self.ex.error(pos, f"the thread has more than {MAX_LINES} litmus "
+                                "instructions (too many branches on values read)")
+        self.code.lines.append(Line(text, pos, what))
+
+    def loc(self, p: Ptr, size: int, pos: SrcPos | None, rank: int | None = None) -> str:
+        """The placeholder of the location ``p`` points to (``size``-byte access)."""
+        elem = self.ex.elem_size(p.base, size, pos)
+        if p.offset < 0 or p.offset % elem:
+            raise self.ex.error(pos, f"an access at byte {p.offset} of {p.base}, whose "
+                                f"elements are {elem} bytes")
+        if size != elem:
+            raise self.ex.error(pos, f"a {size}-byte access to {p.base}, whose elements are "
+                                f"{elem} bytes (mixed-size accesses are not supported)")
+        index = p.offset // elem
+        self.ex.indices.setdefault(p.base, set()).add(index)
+        return f"{{L:{p.base}:{p.rank if rank is None else rank}:{index}}}"
+
+    # ---- values
+
+    def value(self, fr: Frame, op: ir.Operand, ins: Instr) -> Value:
+        if isinstance(op, Const):
+            return _wrap(op.value, op.bits)
+        if isinstance(op, Ref):
+            if op.name not in fr.env:
+                raise self.ex.error(ins.pos, f"a value the extraction did not compute: "
+                                    f"%{op.name}")
+            return fr.env[op.name]
+        if isinstance(op, ir.Undef):
+            raise self.ex.error(ins.pos, "an undefined value (undef or poison) is used")
+        if isinstance(op, GlobalRef):
+            return Opaque(f"the address of the global {op.name}")
+        raise self.ex.error(ins.pos, f"unsupported operand {op}")
+
+    def scalar(self, v: Value, pos: SrcPos | None, what: str) -> Scalar:
+        """A value usable as a litmus operand (a constant or a register)."""
+        if isinstance(v, (int, Sym)):
+            return v
+        if isinstance(v, Opaque):
+            raise self.ex.error(pos, f"{what} uses {v.why}, which cannot be extracted")
+        if isinstance(v, Ptr):
+            raise self.ex.error(pos, f"{what} uses a pointer as an integer")
+        cond = v.c if isinstance(v, CondInt) else v
+        assert is_cond(cond)
+        return self.materialise(cond, pos)  # type: ignore[arg-type]
+
+    def materialise(self, c: Cond, pos: SrcPos | None) -> Sym:
+        """A register holding 1 when ``c`` holds, else 0 (two branches)."""
+        dst = self.fresh_reg("cond")
+        yes, done = self.label(), self.label()
+        self.jump_if(c, yes, pos)
+        self.emit(f"mov {dst}, 0", pos)
+        self.emit(f"goto {done}", pos)
+        self.emit(f"{yes}:", pos)
+        self.emit(f"mov {dst}, 1", pos)
+        self.emit(f"{done}:", pos)
+        return Sym(dst)
+
+    def jump_if(self, c: Cond, target: str, pos: SrcPos | None) -> None:
+        """Branch to ``target`` when ``c`` holds (short-circuit code for and/or)."""
+        if isinstance(c, Not):
+            c = negate(c.c)
+        if isinstance(c, Cmp):
+            self.emit(f"b{c.op} {_text(c.a)}, {_text(c.b)}, {target}", pos)
+            return
+        assert isinstance(c, BoolOp)
+        if c.op == "or":
+            self.jump_if(c.a, target, pos)
+            self.jump_if(c.b, target, pos)
+        else:
+            skip = self.label()
+            self.jump_if(negate(c.a), skip, pos)
+            self.jump_if(c.b, target, pos)
+            self.emit(f"{skip}:", pos)
+
+    def truth(self, v: Value, pos: SrcPos | None, what: str) -> bool | Cond:
+        """A branch condition: concrete, or a condition over registers."""
+        if isinstance(v, int):
+            return v != 0
+        if isinstance(v, Sym):
+            return Cmp("ne", v, 0)
+        if isinstance(v, CondInt):
+            return v.c
+        if is_cond(v):
+            return v  # type: ignore[return-value]
+        if isinstance(v, Ptr):
+            return True
+        assert isinstance(v, Opaque)
+        raise self.ex.error(pos, f"{what} depends on {v.why}, which cannot be extracted")
+
+    # ---- the walk
+
+    def run(self, fn: ir.Function, env: dict[str, Value]) -> None:
+        self.loop_headers[fn.name] = _loop_headers(fn)
+        st = PathState([Frame(fn, env, fn.entry, 0, 0)], {})
+        self.walk(st)
+        if self.host is None:
+            self.emit("LEND:", None)
+
+    def walk(self, st: PathState) -> None:
+        while True:
+            self.steps += 1
+            fr = st.frames[-1]
+            ins = fr.fn.blocks[fr.block].instrs[fr.index]
+            if self.steps > MAX_STEPS:
+                raise self.ex.error(ins.pos, f"the thread runs more than {MAX_STEPS} IR "
+                                    "instructions: a loop whose bound is not a constant "
+                                    "(give its bound with --arg)")
+            op = ins.opcode
+            if op == "br":
+                if len(ins.operands) == 1:
+                    assert isinstance(ins.operands[0], BlockRef)
+                    if self.enter(st, ins.operands[0].name, ins):
+                        return
+                    continue
+                cond = self.truth(self.value(fr, ins.operands[0], ins), ins.pos, "a branch")
+                t, f = ins.operands[2], ins.operands[1]
+                assert isinstance(t, BlockRef) and isinstance(f, BlockRef)
+                if isinstance(cond, bool):
+                    if self.enter(st, t.name if cond else f.name, ins):
+                        return
+                    continue
+                self.fork(st, cond, t.name, f.name, ins)
+                return
+            if op == "switch":
+                raise self.ex.error(ins.pos, "a switch statement is not supported yet")
+            if op == "ret":
+                if len(st.frames) == 1:
+                    if self.host is None:
+                        self.emit("goto LEND", ins.pos)
+                    return
+                done = st.frames.pop()
+                caller = st.frames[-1]
+                if ins.operands and done.result:
+                    caller.env[done.result] = self.value(done, ins.operands[0], ins)
+                caller.index += 1
+                continue
+            if op == "unreachable":
+                raise self.ex.error(ins.pos, "the thread reaches unreachable code (undefined "
+                                    "behaviour, or a trap)")
+            if op == "call" and isinstance(ins.callee, FuncRef):
+                callee = self.ex.module.functions.get(ins.callee.name)
+                if callee is not None and not callee.declaration:
+                    self.call(st, callee, ins)
+                    continue
+            result = self.step(fr, ins)
+            if ins.name and result is not None:
+                fr.env[ins.name] = result
+            fr.index += 1
+
+    def fork(self, st: PathState, cond: Cond, t: str, f: str, ins: Instr) -> None:
+        """Both sides of a branch on a value read: the false side falls through."""
+        yes = self.label()
+        self.jump_if(cond, yes, ins.pos)
+        other = st.copy()
+        if not self.enter(st, f, ins):
+            self.walk(st)
+        self.emit(f"{yes}:", ins.pos)
+        if not self.enter(other, t, ins):
+            self.walk(other)
+
+    def enter(self, st: PathState, target: str, ins: Instr) -> bool:
+        """Go to block ``target`` (its phis assigned); True when the path ends here (a
+        jump back to an earlier state: a litmus loop)."""
+        fr = st.frames[-1]
+        prev = fr.block
+        block = fr.fn.blocks[target]
+        phis = [p for p in block.instrs if p.opcode == "phi"]
+        values: dict[str, Value] = {}
+        for p in phis:
+            try:
+                k = p.incoming.index(prev)
+            except ValueError:
+                raise self.ex.error(p.pos, f"a phi without a value from block {prev}") from None
+            values[p.name] = self.value(fr, p.operands[k], p)
+        for p in phis:  # a condition carried around a loop: its registers may be read again
+            v = values[p.name]
+            if is_cond(v) or isinstance(v, CondInt):
+                values[p.name] = self.scalar(v, p.pos, "a phi")
+        moves = [(p, v) for p in phis if isinstance(v := values[p.name], Sym)]
+        sources = {v.reg for _, v in moves if isinstance(v, Sym)}
+        dsts = {self.reg(fr.depth, p.name) for p, _ in moves}
+        staged: dict[str, Value] = {}
+        copies: list[tuple[str, str, SrcPos | None]] = []
+        for p, v in moves:
+            dst = self.reg(fr.depth, p.name)
+            assert isinstance(v, Sym)
+            staged[p.name] = Sym(dst)
+            if v.reg != dst:
+                copies.append((dst, v.reg, p.pos))
+        if sources & dsts:  # a parallel copy (a phi reads another's register): via temporaries
+            temps = []
+            for dst, src, pos in copies:
+                tmp = self.fresh_reg("phi")
+                self.emit(f"mov {tmp}, {src}", pos)
+                temps.append((dst, tmp, pos))
+            copies = temps
+        for dst, src, pos in copies:
+            self.emit(f"mov {dst}, {src}", pos)
+        for p in phis:
+            fr.env[p.name] = staged.get(p.name, values[p.name])
+        fr.block, fr.index = target, len(phis)
+        inside = self.loop_headers.get(fr.fn.name, {}).get(target)
+        if self.host is None and inside is not None:
+            # the state a loop iteration starts from: the header's phis and every value
+            # defined outside the loop (an enclosing loop's, the caller's); what the body
+            # defines is computed again from them
+            key = (tuple((f.fn.name, f.block, f.index, f.depth) for f in st.frames),
+                   tuple(_key(fr.env[p.name]) for p in phis),
+                   tuple(sorted((k, _key(v)) for k, v in fr.env.items() if k not in inside)),
+                   tuple(tuple(sorted((k, _key(v)) for k, v in f.env.items()))
+                         for f in st.frames[:-1]))
+            if key in st.visited:
+                self.emit(f"goto {st.visited[key]}", ins.pos)
+                return True
+            here = self.label()
+            self.emit(f"{here}:", ins.pos)
+            st.visited[key] = here
+        return False
+
+    def call(self, st: PathState, callee: ir.Function, ins: Instr) -> None:
+        fr = st.frames[-1]
+        if any(f.fn.name == callee.name for f in st.frames):
+            raise self.ex.error(ins.pos, f"a recursive call of {callee.source_name}")
+        env = {p.ir_name: self.value(fr, a, ins) for p, a in zip(callee.params, ins.args,
+                                                                  strict=False)}
+        self.loop_headers.setdefault(callee.name, _loop_headers(callee))
+        st.frames.append(Frame(callee, env, callee.entry, 0, fr.depth + 1, ins.name))
+
+    # ---- one instruction
+
+    def step(self, fr: Frame, ins: Instr) -> Value | None:
+        op = ins.opcode
+        pos = ins.pos
+        if op in _BINARY:
+            a = self.value(fr, ins.operands[0], ins)
+            b = self.value(fr, ins.operands[1], ins)
+            if ins.type == "i1" and op in ("and", "or", "xor"):
+                return self.boolean(op, a, b, pos)
+            return self.arith(fr, ins, op, a, b)
+        if op in ("zext", "sext", "trunc"):
+            v = self.value(fr, ins.operands[0], ins)
+            if isinstance(v, int):
+                src = ir.type_bits(_operand_type(ins))
+                if op == "sext":
+                    v = _signed(v, src)
+                return _wrap(v, ins.bits)
+            if is_cond(v):
+                if op == "zext":
+                    return CondInt(v)  # type: ignore[arg-type]
+                if op == "trunc":
+                    return v
+                raise self.ex.error(pos, "a sign-extended condition is not supported")
+            return v  # registers hold unbounded integers (docs/kernels.md)
+        if op == "icmp":
+            a = self.value(fr, ins.operands[0], ins)
+            b = self.value(fr, ins.operands[1], ins)
+            return self.compare(ins, a, b)
+        if op == "select":
+            c = self.truth(self.value(fr, ins.operands[0], ins), pos, "a select")
+            t = self.value(fr, ins.operands[1], ins)
+            f = self.value(fr, ins.operands[2], ins)
+            if isinstance(c, bool):
+                return t if c else f
+            if ins.type == "i1":  # a logical and/or (`a && b` is `select a, b, false`)
+                return _select_cond(c, self.truth(t, pos, "a select"),
+                                    self.truth(f, pos, "a select"))
+            if is_cond(t) or is_cond(f) or isinstance(t, Ptr) or isinstance(f, Ptr):
+                raise self.ex.error(pos, "a select of conditions or pointers on a value read "
+                                    "is not supported")
+            dst = self.reg(fr.depth, ins.name)
+            yes, done = self.label(), self.label()
+            self.jump_if(c, yes, pos)
+            self.emit(f"mov {dst}, {_text(_litmus_int(self.scalar(f, pos, 'a select'), ins.bits))}",
+                      pos)
+            self.emit(f"goto {done}", pos)
+            self.emit(f"{yes}:", pos)
+            self.emit(f"mov {dst}, {_text(_litmus_int(self.scalar(t, pos, 'a select'), ins.bits))}",
+                      pos)
+            self.emit(f"{done}:", pos)
+            return Sym(dst)
+        if op == "getelementptr":
+            return self.gep(fr, ins)
+        if op == "load":
+            return self.load(fr, ins)
+        if op == "store":
+            self.store(fr, ins)
+            return None
+        if op == "call":
+            return self.ex.calls.call(self, fr, ins)
+        if op == "freeze":
+            return self.value(fr, ins.operands[0], ins)
+        if op in ("atomicrmw", "cmpxchg", "fence"):
+            raise self.ex.error(pos, f"an IR {op} (a C++ or clang atomic): its scope is lost "
+                                "in the IR; use the CUDA atomic functions, cuda::atomic_ref "
+                                "or inline PTX")
+        if op == "alloca":
+            raise self.ex.error(pos, "local memory (an array or a variable whose address is "
+                                "taken) is not supported yet")
+        if op in ("ptrtoint", "inttoptr", "addrspacecast", "bitcast"):
+            v = self.value(fr, ins.operands[0], ins)
+            if op in ("addrspacecast", "bitcast") and isinstance(v, Ptr):
+                return v
+            raise self.ex.error(pos, f"an integer-pointer conversion ({op}) is not supported")
+        raise self.ex.error(pos, f"the IR instruction {op!r} is not supported "
+                            f"({ins.text[:60]})")
+
+    def boolean(self, op: str, a: Value, b: Value, pos: SrcPos | None) -> Value:
+        ca = self.truth(a, pos, "a condition")
+        cb = self.truth(b, pos, "a condition")
+        if op == "xor":
+            if isinstance(cb, bool):
+                ca, cb = cb, ca
+            if isinstance(ca, bool):
+                if isinstance(cb, bool):
+                    return int(ca != cb)
+                return Not(cb) if ca else cb
+            raise self.ex.error(pos, "a xor of two conditions on values read")
+        if isinstance(ca, bool) and isinstance(cb, bool):
+            return int(ca and cb) if op == "and" else int(ca or cb)
+        if isinstance(cb, bool):
+            ca, cb = cb, ca
+        if isinstance(ca, bool):
+            assert not isinstance(cb, bool)
+            if op == "and":
+                return cb if ca else 0
+            return 1 if ca else cb
+        assert not isinstance(cb, bool)
+        return BoolOp("and" if op == "and" else "or", ca, cb)
+
+    def arith(self, fr: Frame, ins: Instr, op: str, a: Value, b: Value) -> Value:
+        pos = ins.pos
+        bits = ins.bits
+        if isinstance(a, int) and isinstance(b, int):
+            return _concrete(op, a, b, bits, pos, self.ex)
+        if isinstance(a, Ptr) or isinstance(b, Ptr):
+            raise self.ex.error(pos, "arithmetic on a pointer as an integer")
+        sa = _litmus_int(self.scalar(a, pos, "arithmetic"), bits)
+        sb = _litmus_int(self.scalar(b, pos, "arithmetic"), bits)
+        litmus = {"add": "add", "sub": "sub", "mul": "mul", "sdiv": "div", "udiv": "div",
+                  "and": "and", "or": "or", "xor": "xor"}.get(op)
+        if op == "shl" and isinstance(sb, int):
+            litmus, sb = "mul", 1 << sb
+        if litmus is None:
+            raise self.ex.error(pos, f"the operation {op} on a value read from memory is not "
+                                "supported (litmus registers have add, sub, mul, div, and, "
+                                "or, xor)")
+        if isinstance(sa, int) and isinstance(sb, int):
+            return _concrete(op, sa, sb, bits, pos, self.ex)
+        dst = self.reg(fr.depth, ins.name)
+        self.emit(f"{litmus} {dst}, {_text(sa)}, {_text(sb)}", pos)
+        return Sym(dst)
+
+    def compare(self, ins: Instr, a: Value, b: Value) -> Value:
+        pred = ins.predicate
+        pos = ins.pos
+        if isinstance(a, Ptr) or isinstance(b, Ptr):
+            if pred in ("eq", "ne") and (a == 0 or b == 0 or (isinstance(a, Ptr)
+                                                             and isinstance(b, Ptr))):
+                return int((a == b) == (pred == "eq"))
+            raise self.ex.error(pos, "an ordered comparison of pointers")
+        if isinstance(a, int) and isinstance(b, int):
+            bits = ir.type_bits(_operand_type(ins))
+            x, y = (_signed(a, bits), _signed(b, bits)) if pred.startswith("s") else (a, b)
+            return int(_holds(pred[-2:] if pred not in ("eq", "ne") else pred, x, y))
+        if is_cond(a) or isinstance(a, CondInt) or is_cond(b) or isinstance(b, CondInt):
+            c = a if not isinstance(a, int) else b
+            k = b if not isinstance(a, int) else a
+            cond = c.c if isinstance(c, CondInt) else c
+            if isinstance(k, int) and k in (0, 1) and pred in ("eq", "ne") and is_cond(cond):
+                keep = (pred == "ne") == (k == 0)
+                return cond if keep else Not(cond)  # type: ignore[arg-type]
+        width = ir.type_bits(_operand_type(ins))
+        sa = _litmus_int(self.scalar(a, pos, "a comparison"), width)
+        sb = _litmus_int(self.scalar(b, pos, "a comparison"), width)
+        return Cmp(pred if pred in ("eq", "ne") else pred[-2:], sa, sb)
+
+    def gep(self, fr: Frame, ins: Instr) -> Value:
+        base = self.value(fr, ins.operands[0], ins)
+        if isinstance(base, Opaque):
+            return base
+        if not isinstance(base, Ptr):
+            raise self.ex.error(ins.pos, "an address computed from something that is not a "
+                                "kernel parameter's buffer")
+        ty = ins.gep_type
+        sizes = _gep_sizes(ty)
+        if sizes is None:
+            raise self.ex.error(ins.pos, f"an address into a {ty} (only integer elements "
+                                "and arrays of them are supported)")
+        offset = base.offset
+        for k, op in enumerate(ins.operands[1:]):
+            v = self.value(fr, op, ins)
+            if not isinstance(v, int):
+                raise self.ex.error(ins.pos, "an address computed from a value read from "
+                                    "memory (data-dependent addresses are not supported)")
+            if k >= len(sizes):
+                raise self.ex.error(ins.pos, f"an address into a {ty} with {k + 1} indices")
+            idx = _signed(v, ir.type_bits(_index_type(ins, k)) or 64)
+            offset += idx * sizes[k]
+        return Ptr(base.base, base.rank, offset)
+
+    def load(self, fr: Frame, ins: Instr) -> Value:
+        p = self.value(fr, ins.operands[0], ins)
+        if not isinstance(p, Ptr):
+            raise self.ex.error(ins.pos, "a load through an address that is not a kernel "
+                                "parameter's buffer")
+        if ins.atomic:
+            raise self.ex.error(ins.pos, "an IR atomic load: its scope is lost in the IR; use "
+                                "cuda::atomic_ref or inline PTX")
+        if ins.type == "ptr":
+            raise self.ex.error(ins.pos, "a pointer read from memory (data-dependent "
+                                "addresses are not supported)")
+        bits = ins.bits
+        if bits == 0 or bits % 8:
+            raise self.ex.error(ins.pos, f"a load of {ins.type} (integers only)")
+        if self.host == "check":  # the location's final value
+            return Sym(self.loc(p, bits // 8, ins.pos))
+        if self.host == "init":
+            raise self.ex.error(ins.pos, f"the host init function {self.host_name()} reads "
+                                "memory (it may only store constants)")
+        dst = self.reg(fr.depth, ins.name)
+        sem = "volatile" if ins.volatile else "weak"
+        self.emit(f"ld.{sem} {dst}, {self.loc(p, bits // 8, ins.pos)}", ins.pos,
+                  "volatile load" if ins.volatile else "load")
+        return Sym(dst)
+
+    def store(self, fr: Frame, ins: Instr) -> None:
+        v = self.value(fr, ins.operands[0], ins)
+        p = self.value(fr, ins.operands[1], ins)
+        if not isinstance(p, Ptr):
+            raise self.ex.error(ins.pos, "a store through an address that is not a kernel "
+                                "parameter's buffer")
+        if ins.atomic:
+            raise self.ex.error(ins.pos, "an IR atomic store: its scope is lost in the IR; "
+                                "use cuda::atomic_ref or inline PTX")
+        bits = ir.type_bits(_operand_type(ins))
+        if bits == 0 or bits % 8 or isinstance(v, Ptr):
+            raise self.ex.error(ins.pos, "a store of something other than an integer")
+        s = _litmus_int(self.scalar(v, ins.pos, "a store"), bits)
+        if self.host == "init" and isinstance(s, int):
+            placeholder = self.loc(p, bits // 8, ins.pos)
+            m = _LOC_RE.fullmatch(placeholder)
+            assert m is not None
+            self.ex.init_values[(m.group(1), int(m.group(2)), int(m.group(3)))] = s
+            return
+        sem = "volatile" if ins.volatile else "weak"
+        self.emit(f"st.{sem} {self.loc(p, bits // 8, ins.pos)}, {_text(s)}", ins.pos,
+                  "volatile store" if ins.volatile else "store")
+
+
+# --------------------------------------------------------------------------
+# The extractor: every thread, then the test text
+# --------------------------------------------------------------------------
+
+
+class CallLowering(Protocol):
+    """How calls become litmus instructions (:class:`gdrcheck.kernel.calls.Calls`; passed
+    in, so that the call table may use this module's types)."""
+
+    def call(self, th: ThreadExtractor, fr: Frame, ins: Instr) -> Value | None: ...
+
+
+class Extractor:
+    def __init__(self, module: ir.Module, config: Config, path: str, source: str,
+                 calls: Callable[[Extractor], CallLowering]) -> None:
+        self.module = module
+        self.config = config
+        self.path = path
+        self.source = source
+        self.elems: dict[str, int] = {}
+        self.indices: dict[str, set[int]] = {}
+        self.asserts: list[AssertSite] = []
+        self.init_values: dict[tuple[str, int, int], int] = {}
+        self.host_failures: list[HostFailure] = []
+        self.calls = calls(self)
+        self.kernel = module.kernel(config.kernel)
+        for p in self.kernel.params:
+            if p.pointer and p.elem_bytes:
+                self.elems[p.name] = p.elem_bytes
+
+    def error(self, pos: SrcPos | None, message: str) -> KernelError:
+        if pos is None:
+            return KernelError(message, self.path)
+        same = Path(pos.file).resolve() == Path(self.path).resolve()
+        return KernelError(message, self.path if same else pos.file,
+                           Pos(pos.line, max(pos.col, 1)), self.source if same else None)
+
+    def elem_size(self, base: str, size: int, pos: SrcPos | None) -> int:
+        return self.elems.setdefault(base, size)
+
+    def extract(self) -> Extraction:
+        cfg = self.config
+        threads: list[ThreadCode] = []
+        for name, mode in ((cfg.init, "init"), (cfg.check, "check")):
+            if name is None:
+                continue
+            fn = self.host_function(name, mode)
+            for rank in range(cfg.ranks):
+                env = {p.ir_name: v for p, v in zip(fn.params, self.arguments(rank).values(),
+                                                    strict=True)}
+                ThreadExtractor(self, ThreadCode(-1, rank, 0, 0), mode).run(fn, env)
+        for rank in range(cfg.ranks):
+            env = self.arguments(rank)
+            for cta in range(cfg.grid):
+                for tid in range(cfg.block):
+                    code = ThreadCode(len(threads), rank, cta, tid)
+                    ThreadExtractor(self, code).run(self.kernel, dict(env))
+                    threads.append(code)
+        for code in threads:
+            code.lines = _drop_unused_labels(code.lines)
+        return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
+                          self.asserts, self.init_values, self.host_failures)
+
+    def host_function(self, name: str, mode: str) -> ir.Function:
+        """The ``--init``/``--check`` function: it takes the kernel's parameters."""
+        fn = self.module.kernel(name)
+        theirs = [p.name for p in fn.params]
+        ours = [p.name for p in self.kernel.params]
+        if theirs != ours:
+            raise self.error(fn.pos, f"the host {mode} function {name} must take the kernel's "
+                             f"parameters ({', '.join(ours)}), not ({', '.join(theirs)})")
+        return fn
+
+    def arguments(self, rank: int) -> dict[str, Value]:
+        env: dict[str, Value] = {}
+        names = {p.name for p in self.kernel.params}
+        for key, _ in self.config.args:
+            if key not in names:
+                raise KernelError(f"--arg {key}: the kernel {self.kernel.source_name} has no "
+                                  f"parameter {key!r} (parameters: "
+                                  f"{', '.join(p.name for p in self.kernel.params)})")
+        for p in self.kernel.params:
+            given = self.config.arg(p.name, rank)
+            if p.pointer:
+                if given is not None:
+                    raise KernelError(f"--arg {p.name}: a pointer parameter is a buffer of "
+                                      "its own on every rank and takes no value")
+                env[p.ir_name] = Ptr(p.name, rank, 0)
+                continue
+            if given is None:
+                raise KernelError(f"the kernel's parameter {p.name!r} needs a value: "
+                                  f"--arg {p.name}=VALUE (or one value per rank, "
+                                  f"--arg {p.name}=0,1)")
+            env[p.ir_name] = given
+        return env
+
+
+def extract(module: ir.Module, config: Config, path: str, source: str,
+            calls: Callable[[Extractor], CallLowering]) -> Extraction:
+    """The litmus threads of ``config``'s kernel, its calls lowered by ``calls``."""
+    if config.ranks < 1 or config.grid < 1 or config.block < 1:
+        raise KernelError("--ranks, --grid and --block must be at least 1")
+    if config.nodes is not None and len(config.nodes) != config.ranks:
+        raise KernelError(f"--nodes gives {len(config.nodes)} nodes for {config.ranks} ranks")
+    for key, values in config.args:
+        if len(values) not in (1, config.ranks):
+            raise KernelError(f"--arg {key}: {len(values)} values for {config.ranks} ranks "
+                              "(give one, or one per rank)")
+    return Extractor(module, config, path, source, calls).extract()
+
+
+# --------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------
+
+_BINARY = frozenset({"add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "and", "or", "xor",
+                     "shl", "lshr", "ashr"})
+
+
+def _wrap(v: int, bits: int) -> int:
+    """``v`` as the unsigned value of a ``bits``-bit integer."""
+    return v & ((1 << bits) - 1) if bits else v
+
+
+def _signed(v: int, bits: int) -> int:
+    if bits <= 0:
+        return v
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _litmus_int(s: Scalar, bits: int) -> Scalar:
+    """A constant as the litmus test writes it: the signed value of its ``bits``-bit
+    pattern (litmus registers hold mathematical integers: ``b - 1`` is ``add b, -1``)."""
+    return _signed(s, bits) if isinstance(s, int) and bits else s
+
+
+def _text(s: Scalar) -> str:
+    return s.reg if isinstance(s, Sym) else str(s)
+
+
+def _holds(op: str, a: int, b: int) -> bool:
+    return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b,
+            "ge": a >= b}[op]
+
+
+def _concrete(op: str, a: int, b: int, bits: int, pos: SrcPos | None, ex: Extractor) -> int:
+    sa, sb = _signed(a, bits), _signed(b, bits)
+    if op in ("sdiv", "udiv", "srem", "urem") and b == 0:
+        raise ex.error(pos, "a division by zero")
+    out = {
+        "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
+        "sdiv": lambda: int(sa / sb), "udiv": lambda: a // b,
+        "srem": lambda: sa - int(sa / sb) * sb, "urem": lambda: a % b,
+        "and": lambda: a & b, "or": lambda: a | b, "xor": lambda: a ^ b,
+        "shl": lambda: a << b, "lshr": lambda: a >> b, "ashr": lambda: sa >> b,
+    }[op]()
+    return _wrap(out, bits)
+
+
+def _operand_type(ins: Instr) -> str:
+    """The type of the first operand (from the instruction text)."""
+    m = re.search(r"= (?:icmp \w+|zext|sext|trunc) (i\d+|ptr)", ins.text)
+    if m:
+        return m.group(1)
+    m = re.match(r"store (?:volatile )?(i\d+|ptr)", ins.text)
+    return m.group(1) if m else ""
+
+
+def _index_type(ins: Instr, k: int) -> str:
+    types = re.findall(r", (i\d+) ", ins.text.split(", !")[0] + " ")
+    return types[k] if k < len(types) else "i64"
+
+
+def _gep_sizes(ty: str) -> list[int] | None:
+    """The byte size of each GEP index's step: ``i32`` -> [4]; ``[8 x i32]`` -> [32, 4]."""
+    m = re.fullmatch(r"i(\d+)", ty)
+    if m:
+        return [int(m.group(1)) // 8]
+    m = re.fullmatch(r"\[(\d+) x (.+)\]", ty)
+    if m:
+        inner = _gep_sizes(m.group(2))
+        if inner is None:
+            return None
+        return [int(m.group(1)) * inner[0], *inner]
+    return None
+
+
+def _select_cond(c: Cond, t: bool | Cond, f: bool | Cond) -> Value:
+    """``c ? t : f`` of conditions, simplified when a side is constant."""
+    if isinstance(t, bool) and isinstance(f, bool):
+        return int(t) if t == f else (c if t else Not(c))
+    if isinstance(f, bool):
+        assert not isinstance(t, bool)
+        return BoolOp("or", Not(c), t) if f else BoolOp("and", c, t)
+    if isinstance(t, bool):
+        return BoolOp("or", c, f) if t else BoolOp("and", Not(c), f)
+    return BoolOp("or", BoolOp("and", c, t), BoolOp("and", Not(c), f))
+
+
+def _key(v: Value) -> str:
+    return repr(v)  # one sortable form for every kind of value
+
+
+def _loop_headers(fn: ir.Function) -> dict[str, frozenset[str]]:
+    """Each block entered by a back edge (of a depth-first walk from the entry) -> the
+    names its natural loop defines (its blocks' instructions, the header's phis too)."""
+    succ: dict[str, list[str]] = {
+        name: [o.name for o in b.instrs[-1].operands if isinstance(o, BlockRef)]
+        for name, b in fn.blocks.items()
+    }
+    preds: dict[str, list[str]] = {name: [] for name in fn.blocks}
+    for name, nexts in succ.items():
+        for n in nexts:
+            preds.setdefault(n, []).append(name)
+    back: list[tuple[str, str]] = []
+    state: dict[str, int] = {fn.entry: 1}
+    stack: list[tuple[str, int]] = [(fn.entry, 0)]
+    while stack:
+        node, k = stack.pop()
+        nexts = succ.get(node, [])
+        if k < len(nexts):
+            stack.append((node, k + 1))
+            nxt = nexts[k]
+            if state.get(nxt) == 1:
+                back.append((node, nxt))
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, 0))
+        else:
+            state[node] = 2
+    bodies: dict[str, set[str]] = {}
+    for tail, head in back:
+        body = bodies.setdefault(head, {head})
+        work = [tail]
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(preds.get(b, []))
+    return {head: frozenset(i.name for b in body for i in fn.blocks[b].instrs if i.name)
+            for head, body in bodies.items()}
+
+
+def _drop_unused_labels(lines: list[Line]) -> list[Line]:
+    """Without the jumps to the next line and the labels no jump names."""
+    out = list(lines)
+    while True:
+        out = [ln for k, ln in enumerate(out)
+               if not (ln.text.startswith("goto ") and k + 1 < len(out)
+                       and out[k + 1].text == ln.text[5:] + ":")]
+        used = set()
+        for ln in out:
+            m = re.match(r"(?:b\w+ .*, |goto )(\w+)$", ln.text)
+            if m:
+                used.add(m.group(1))
+        kept = [ln for ln in out if not (ln.text.endswith(":") and ln.text[:-1] not in used)]
+        if len(kept) == len(out):
+            return kept
+        out = kept

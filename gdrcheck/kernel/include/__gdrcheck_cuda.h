@@ -1,0 +1,96 @@
+/* gdrcheck's CUDA device subset (docs/kernels.md, "The CUDA subset").
+ *
+ * Included before every kernel (clang -include). With -nocudainc clang defines none of
+ * CUDA's keywords, so they are defined here; every memory access is inline PTX, whose text
+ * survives to the LLVM IR unchanged (docs/kernels.md, "The intrinsic convention"). */
+#ifndef GDRCHECK_CUDA_H
+#define GDRCHECK_CUDA_H
+
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __restrict__ __restrict
+
+#include <__clang_cuda_builtin_vars.h>
+
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+
+#define __GDRCHECK_API static __device__ __forceinline__
+
+struct dim3 {
+    unsigned x, y, z;
+    __host__ __device__ constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1)
+        : x(x_), y(y_), z(z_) {}
+};
+
+/* ---- barriers and fences ------------------------------------------------------------ */
+
+/* __syncthreads() is a clang builtin: @llvm.nvvm.barrier0 (or barrier.cta.sync.aligned.all),
+ * read as bar.sync 0. */
+
+/* PTX ISA 8.5 §9.7.13.4: membar.{cta,gl,sys} has the semantics of fence.sc.{cta,gpu,sys}. */
+__GDRCHECK_API void __threadfence_block(void) { asm volatile("fence.sc.cta;" ::: "memory"); }
+__GDRCHECK_API void __threadfence(void) { asm volatile("fence.sc.gpu;" ::: "memory"); }
+__GDRCHECK_API void __threadfence_system(void) { asm volatile("fence.sc.sys;" ::: "memory"); }
+
+/* ---- atomic functions -----------------------------------------------------------------
+ * CUDA C++ Programming Guide, "Atomic Functions": relaxed, device scope; the _block and
+ * _system variants have block and system scope. */
+
+#define __GDRCHECK_ATOM(NAME, SUFFIX, SCOPE, OP, T, PTXT, C)                                 \
+    __GDRCHECK_API T NAME##SUFFIX(T *address, T val) {                                      \
+        T old;                                                                              \
+        asm volatile("atom.relaxed." SCOPE ".global." OP "." PTXT " %0, [%1], %2;"          \
+                     : "=" C(old) : "l"(address), C(val) : "memory");                       \
+        return old;                                                                         \
+    }
+#define __GDRCHECK_ATOM_SCOPES(NAME, OP, T, PTXT, C)                                         \
+    __GDRCHECK_ATOM(NAME, , "gpu", OP, T, PTXT, C)                                          \
+    __GDRCHECK_ATOM(NAME, _block, "cta", OP, T, PTXT, C)                                    \
+    __GDRCHECK_ATOM(NAME, _system, "sys", OP, T, PTXT, C)
+#define __GDRCHECK_ATOM_TYPES(NAME, OP)                                                      \
+    __GDRCHECK_ATOM_SCOPES(NAME, OP, int, "s32", "r")                                       \
+    __GDRCHECK_ATOM_SCOPES(NAME, OP, unsigned int, "u32", "r")                              \
+    __GDRCHECK_ATOM_SCOPES(NAME, OP, unsigned long long, "u64", "l")
+
+__GDRCHECK_ATOM_TYPES(atomicAdd, "add")
+__GDRCHECK_ATOM_TYPES(atomicExch, "exch")
+__GDRCHECK_ATOM_TYPES(atomicMin, "min")
+__GDRCHECK_ATOM_TYPES(atomicMax, "max")
+__GDRCHECK_ATOM_TYPES(atomicAnd, "and")
+__GDRCHECK_ATOM_TYPES(atomicOr, "or")
+__GDRCHECK_ATOM_TYPES(atomicXor, "xor")
+
+#define __GDRCHECK_ATOM_SUB(SUFFIX, T)                                                       \
+    __GDRCHECK_API T atomicSub##SUFFIX(T *address, T val) {                                 \
+        return atomicAdd##SUFFIX(address, (T)(0 - val));                                    \
+    }
+__GDRCHECK_ATOM_SUB(, int)
+__GDRCHECK_ATOM_SUB(, unsigned int)
+__GDRCHECK_ATOM_SUB(_block, int)
+__GDRCHECK_ATOM_SUB(_block, unsigned int)
+__GDRCHECK_ATOM_SUB(_system, int)
+__GDRCHECK_ATOM_SUB(_system, unsigned int)
+
+#define __GDRCHECK_CAS(SUFFIX, SCOPE, T, PTXT, C)                                            \
+    __GDRCHECK_API T atomicCAS##SUFFIX(T *address, T compare, T val) {                      \
+        T old;                                                                              \
+        asm volatile("atom.relaxed." SCOPE ".global.cas." PTXT " %0, [%1], %2, %3;"         \
+                     : "=" C(old) : "l"(address), C(compare), C(val) : "memory");           \
+        return old;                                                                         \
+    }
+#define __GDRCHECK_CAS_TYPES(SUFFIX, SCOPE)                                                  \
+    __GDRCHECK_CAS(SUFFIX, SCOPE, int, "b32", "r")                                          \
+    __GDRCHECK_CAS(SUFFIX, SCOPE, unsigned int, "b32", "r")                                 \
+    __GDRCHECK_CAS(SUFFIX, SCOPE, unsigned long long, "b64", "l")
+__GDRCHECK_CAS_TYPES(, "gpu")
+__GDRCHECK_CAS_TYPES(_block, "cta")
+__GDRCHECK_CAS_TYPES(_system, "sys")
+
+#endif

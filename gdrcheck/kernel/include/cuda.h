@@ -1,0 +1,2 @@
+/* gdrcheck: the CUDA device subset (docs/kernels.md). */
+#include <__gdrcheck_cuda.h>

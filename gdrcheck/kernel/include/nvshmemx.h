@@ -1,0 +1,2 @@
+/* gdrcheck: NVSHMEM extensions (nvshmemx_signal_op is in nvshmem.h). */
+#include <nvshmem.h>

@@ -1,0 +1,147 @@
+"""The extracted threads as a GIN litmus test, parsed by the litmus front end, with the map
+from each litmus instruction back to its source line (docs/kernels.md, "Properties").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from gdrcheck.errors import InputError, Pos
+from gdrcheck.kernel.extract import _LOC_RE, Extraction, KernelError, Line
+from gdrcheck.kernel.ir import SrcPos
+from gdrcheck.kernel.values import BoolOp, Cond, Not, Scalar
+from gdrcheck.litmus import ast as A
+from gdrcheck.litmus import parse_litmus
+
+
+@dataclass(frozen=True)
+class KernelTest:
+    """A kernel's extracted test: the litmus text, its parse, and the source map."""
+
+    extraction: Extraction
+    text: str
+    test: A.Test
+    rows: tuple[tuple[Line, ...], ...]  # per thread: the line of each litmus instruction
+
+    def source_of(self, thread: int, instr: int) -> Line | None:
+        lines = self.rows[thread] if 0 <= thread < len(self.rows) else ()
+        return lines[instr] if 0 <= instr < len(lines) else None
+
+
+def test_name(ex: Extraction) -> str:
+    cfg = ex.config
+    return f"{cfg.kernel}+r{cfg.ranks}g{cfg.grid}b{cfg.block}"
+
+
+def build_test(ex: Extraction, expect: tuple[str, ...] = (),
+               liveness: tuple[str, ...] = ()) -> KernelTest:
+    """The litmus test of ``ex``; ``expect``/``liveness``: ``MODEL:VERDICT`` entries."""
+    cfg = ex.config
+    rows = [[_named(ex, ln, th.rank) for ln in th.lines] for th in ex.threads]
+    file = Path(ex.path).name
+    args = " ".join(f"{k}={','.join(map(str, v))}" for k, v in cfg.args)
+    doc = (f"extracted by gdrcheck kernel from {file}: --kernel {cfg.kernel} --ranks "
+           f"{cfg.ranks} --grid {cfg.grid} --block {cfg.block}"
+           + (f" --nodes {','.join(map(str, cfg.nodes))}" if cfg.nodes else "")
+           + (f" --arg {args}" if args else ""))
+    out = [f"GIN {test_name(ex)}", f'"{doc}"']
+    if expect:
+        out.append("Expect=" + ",".join(expect))
+    if liveness:
+        out.append("Liveness=" + ",".join(liveness))
+    out.append(f"Source={file}")
+    init: list[str] = []
+    for base in sorted(ex.indices):
+        for k in sorted(ex.indices[base]):
+            name = ex.location_name(base, k)
+            if any((base, r, k) in ex.init_values for r in range(cfg.ranks)):
+                init.extend(f"{name}@{r} = {ex.init_values.get((base, r, k), 0)};"
+                            for r in range(cfg.ranks))
+            else:
+                init.append(f"{name} = 0;")
+    out.append("{ " + " ".join(init) + " }")
+    heads = [f"P{th.index}@cta {th.cta},gpu {th.rank},node {cfg.node_of(th.rank)}"
+             for th in ex.threads]
+    height = max((len(r) for r in rows), default=0)
+    cells = [[r[k].text if k < len(r) else "" for k in range(height)] for r in rows]
+    widths = [max([len(h), *(len(c) for c in col)]) for h, col in zip(heads, cells,
+                                                                        strict=True)]
+    first_row = len(out) + 2  # 1-based line of the first instruction row
+    out.append(" " + " | ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + " ;")
+    for k in range(height):
+        out.append(" " + " | ".join(col[k].ljust(w) for col, w in zip(cells, widths,
+                                                                      strict=True)) + " ;")
+    out.append(_condition(ex))
+    text = "\n".join(out) + "\n"
+    lines = tuple(tuple(Line(c.text, c.pos, c.what) for c in r) for r in rows)
+    try:
+        test = parse_litmus(text, f"{ex.path} (extracted)")
+    except InputError as err:
+        raise _at_source(err, ex, lines, widths, first_row) from None
+    # the parser drops empty cells: instruction i of a thread is its i-th non-empty cell
+    return KernelTest(ex, text, test, lines)
+
+
+def _named(ex: Extraction, ln: Line, own: int) -> Line:
+    """The line with its locations named: ``x`` on the thread's own rank, else ``x@k``."""
+
+    def name(m: re.Match[str]) -> str:
+        base, rank, index = m.group(1), int(m.group(2)), int(m.group(3))
+        return ex.location_name(base, index) + ("" if rank == own else f"@{rank}")
+
+    text = _LOC_RE.sub(name, ln.text)
+    return Line(text, ln.pos, ln.what)
+
+
+def _condition(ex: Extraction) -> str:
+    """Some device assert fails, or some rank's host check does."""
+    terms = [f"{a.thread}:{a.reg} = 1" for a in ex.asserts]
+    terms.extend(_prop(ex, f.fails, f.pos) for f in ex.host_failures)
+    if not terms:
+        return "exists (false)"
+    return "exists (" + " \\/ ".join(terms) + ")"
+
+
+def _prop(ex: Extraction, c: Cond | bool, pos: SrcPos | None) -> str:
+    """A condition over final values as a litmus proposition."""
+    if isinstance(c, bool):
+        return "true" if c else "false"
+    if isinstance(c, Not):
+        return f"~({_prop(ex, c.c, pos)})"
+    if isinstance(c, BoolOp):
+        op = " /\\ " if c.op == "and" else " \\/ "
+        return f"({_prop(ex, c.a, pos)}{op}{_prop(ex, c.b, pos)})"
+    if c.op not in ("eq", "ne"):
+        raise KernelError("a host check compares values read with == or != only (litmus "
+                          "conditions)", ex.path, Pos(pos.line, max(pos.col, 1)) if pos else None)
+    return f"{_term(ex, c.a)} {'=' if c.op == 'eq' else '!='} {_term(ex, c.b)}"
+
+
+def _term(ex: Extraction, v: Scalar) -> str:
+    if isinstance(v, int):
+        return str(v)
+    m = _LOC_RE.fullmatch(v.reg)
+    if m is None:
+        raise KernelError(f"a host check compares {v.reg}, which is not a value read")
+    return f"{ex.location_name(m.group(1), int(m.group(3)))}@{m.group(2)}"
+
+
+def _at_source(err: InputError, ex: Extraction, lines: tuple[tuple[Line, ...], ...],
+               widths: list[int], first_row: int) -> InputError:
+    """A litmus parse error of an extracted instruction, at the source line it came from."""
+    row = err.pos.line - first_row
+    col = err.pos.col - 1
+    start = 1
+    for t, w in enumerate(widths):
+        if start <= col < start + w + 3 and 0 <= row < len(lines[t]):
+            ln = lines[t][row]
+            message = f"{ln.text!r} (from {ln.what or 'the kernel'}): {err.message}"
+            if ln.pos is None:
+                return KernelError(message, ex.path)
+            same = Path(ln.pos.file).resolve() == Path(ex.path).resolve()
+            return KernelError(message, ex.path if same else ln.pos.file,
+                               Pos(ln.pos.line, max(ln.pos.col, 1)))
+        start += w + 3
+    return KernelError(f"the extracted test does not parse: {err.message}", ex.path)

@@ -1,0 +1,86 @@
+"""The values of the per-thread interpretation (docs/kernels.md, "Extraction").
+
+A value is concrete (an ``int``: ids, arguments, constants, what is computed from them), a
+pointer into a kernel parameter's buffer on some rank, a register of the litmus thread
+(what was read from memory, and what is computed from it), or a condition over registers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Ptr:
+    """``offset`` bytes into the buffer of kernel parameter ``base`` on rank ``rank``."""
+
+    base: str
+    rank: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A litmus register."""
+
+    reg: str
+
+
+Scalar = int | Sym
+
+
+@dataclass(frozen=True)
+class Cmp:
+    """``a op b`` with op in eq, ne, lt, le, gt, ge (the litmus branch conditions)."""
+
+    op: str
+    a: Scalar
+    b: Scalar
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: Literal["and", "or"]
+    a: Cond
+    b: Cond
+
+
+@dataclass(frozen=True)
+class Not:
+    c: Cond
+
+
+Cond = Cmp | BoolOp | Not
+
+
+@dataclass(frozen=True)
+class CondInt:
+    """A condition widened to an integer (0 or 1): ``zext i1``."""
+
+    c: Cond
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value the extraction cannot use: why, said when it is used."""
+
+    why: str
+
+
+Value = int | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque
+
+NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
+
+
+def negate(c: Cond) -> Cond:
+    """``not c`` with the negation pushed to the comparisons."""
+    if isinstance(c, Cmp):
+        return Cmp(NEGATED[c.op], c.a, c.b)
+    if isinstance(c, Not):
+        return c.c
+    return BoolOp("or" if c.op == "and" else "and", negate(c.a), negate(c.b))
+
+
+def is_cond(v: Value) -> bool:
+    return isinstance(v, (Cmp, BoolOp, Not))
