@@ -54,6 +54,10 @@ class Drawing:
     """``(later, earlier, reason)``: accesses posted in one order (``posted-before``)
     that the model lets arrive in the other, with the relation that permits it
     (``pcie-pass``: Relaxed Ordering; ``ib-unordered``: the wire)."""
+    unordered: list[tuple[int, int, str]] = field(default_factory=list)
+    """``(first, second, why)``: pairs of an allowed outcome that nothing orders and
+    whose order would forbid it (``gdrcheck explain``: :class:`~gdrcheck.analysis.
+    explain.Unordered`), dashed and labelled ``unordered: why``."""
 
 
 

@@ -32,7 +32,8 @@ from gdrcheck.errors import InputError
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--graph", "graph", default=None, help="Also draw the execution explained "
-              "(.dot, .svg, .png, .pdf; '-' prints the DOT).")
+              "(.dot, .svg, .png, .pdf; '-' prints the DOT on stdout, the explanation "
+              "then goes to stderr).")
 @click.option("--show", type=click.Choice(SHOW), default="witness", show_default=True,
               help="With --graph: 'all' also draws the model's synchronisation relations.")
 @timeout_option()
@@ -54,6 +55,7 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     bad = False
     records: list[dict[str, Any]] = []
     n = 0
+    to_err = graph == "-"  # the DOT alone on stdout (`| dot -Tsvg`)
     for path in files:
         try:
             test = load_litmus(path)
@@ -72,12 +74,13 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
             if fmt == "json":
                 records.append(explanation_json(x))
             else:
-                click.echo(format_explanation(x))
-                click.echo()
+                click.echo(format_explanation(x), err=to_err)
+                click.echo(err=to_err)
             if graph and x.result is not None:
                 draw(test, spec, extra, x.result, options, path=graph, index=n,
                      several=len(files) > 1 or len(specs) > 1, show=show)
             n += 1
     if fmt == "json":
-        click.echo(json.dumps(records[0] if len(records) == 1 else records, indent=2))
+        click.echo(json.dumps(records[0] if len(records) == 1 else records, indent=2),
+                   err=to_err)
     sys.exit(2 if bad else 0)
