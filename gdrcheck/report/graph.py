@@ -162,8 +162,8 @@ def witness_dot(
             name[e.eid] = "init"
     lines = ["digraph G {",
              "  graph [rankdir=TB, newrank=true, splines=true, nodesep=0.4, ranksep=0.5,"
-             " fontname=\"Helvetica\", fontsize=15" + (f", label={_q(title)}, labelloc=t" if title else "")
-             + "];",
+             " fontname=\"Helvetica\", fontsize=15"
+             + (f", label={_q(title)}, labelloc=t" if title else "") + "];",
              f"  node [shape=none, fontname=\"Helvetica\", fontsize={NODE_FONT}, margin=0.05];",
              f"  edge [fontname=\"Helvetica\", fontsize={EDGE_FONT}, arrowsize=0.8];"]
     # -- lanes ------------------------------------------------------------------

@@ -9,9 +9,9 @@ tools/lexLog_tools.mll, read by mcompare7, msort7, ...) need that ``Test`` line 
 is: its kind must be one of herd's kinds, or the reader stops ("Lexing kind"). The
 readers skip every line before a ``Test`` line (rule ``main``: ``[^'\r''\n']* nl``),
 so the headline, which starts with the test's name and never with ``Test``, goes
-before the block without changing what they read; ``--format herd`` leaves it out. Counts after Positive/Negative and Observation are
-numbers of distinct final states when states were listed (``--states``);
-otherwise they say whether a witness was found (1) or not (0).
+before the block without changing what they read; ``--format herd`` leaves it out.
+Counts after Positive/Negative and Observation are numbers of distinct final states
+when states were listed (``--states``); otherwise they are ``?``.
 """
 
 from __future__ import annotations
