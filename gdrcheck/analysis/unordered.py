@@ -80,8 +80,8 @@ class NeededOrder:
     together: list[Ordering] = field(default_factory=list)
     """When no single edit does: the edits at this pair that do together."""
     then: list[str] = field(default_factory=list)
-    """The steps of the model's order joining the two once the cheapest edit is in
-    (``flush (R-GIN-8)``), from explain's cycle on the strengthened test."""
+    """The steps of the model's order from this thread's events once the cheapest edit
+    is in (``gdr-seen (R-GDR-1)``), from explain's cycle on the strengthened test."""
 
 
 @dataclass
@@ -279,6 +279,10 @@ def _what(ins: object) -> str:
 
 Phrase = Callable[[Edit, object], str]
 
+RESTRUCTURING = frozenset({"bundle-signal", "put_signal", "counter-wait"})
+"""Edits that rewrite the calls rather than change an attribute of one: their phrase
+comes after the attributes' (the context before "not bundled")."""
+
 PHRASES: dict[str, Phrase] = {
     "ld.acquire": lambda e, ins: f"the load is .{_sem_of(ins)}, not an acquire",
     "st.release": lambda e, ins: f"the store is .{_sem_of(ins)}, not a release",
@@ -415,7 +419,9 @@ def why_allowed(test: A.Test, spec: ModelSpec, variants: Sequence[str], w: Witne
         if singles:
             pair.status = "unordered"
             pair.orders = [ordering(e) for e, _ in singles]
-            pair.why = list(dict.fromkeys(_phrase(e, test) for e, _ in singles))
+            pair.why = list(dict.fromkeys(
+                _phrase(e, test) for e, _ in sorted(singles, key=lambda s: (
+                    s[0].entry in RESTRUCTURING, s[0].cost))))
             pair.then = _then(explain, test, spec, variants, options, singles[0][1], t)
             continue
         strongest = _strongest(options_at[k])
@@ -440,8 +446,8 @@ def _instr_text(e: WitnessEvent) -> str:
 def _then(explain: Callable[..., object], test: A.Test, spec: ModelSpec,
           variants: Sequence[str], options: CheckOptions, edits: list[Edit], thread: int
           ) -> list[str]:
-    """The steps of the model's order within ``thread`` on the cycle that explain finds
-    once ``edits`` are in (they forbid the outcome)."""
+    """The steps of the model's order from ``thread``'s events on the cycle that explain
+    finds once ``edits`` are in (they forbid the outcome): what then orders the pair."""
     from gdrcheck.analysis.explain import Explanation
 
     try:
@@ -454,8 +460,7 @@ def _then(explain: Callable[..., object], test: A.Test, spec: ModelSpec,
             continue
         th = {ev.eid: ev.thread for ev in c.execution.events}
         steps = [ed.label() for ed in c.edges
-                 if th.get(ed.src) == thread == th.get(ed.dst)
-                 and ed.relation not in ("rf", "fr", "co", "po")]
+                 if th.get(ed.src) == thread and ed.relation not in ("rf", "fr", "co", "po")]
         if steps:
             return list(dict.fromkeys(steps))
     return []

@@ -78,7 +78,7 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
                 click.echo(err=to_err)
             if graph and x.result is not None:
                 draw(test, spec, extra, x.result, options, path=graph, index=n,
-                     several=len(files) > 1 or len(specs) > 1, show=show)
+                     several=len(files) > 1 or len(specs) > 1, show=show, explanation=x)
             n += 1
     if fmt == "json":
         click.echo(json.dumps(records[0] if len(records) == 1 else records, indent=2),

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -305,8 +306,9 @@ def witness_dot(
     # -- the pairs an allowed outcome needs unordered --------------------------------
     for a, b, why in unordered:
         if a in drawn and b in drawn:
+            label = "\n".join(textwrap.wrap(why, 28)) or why
             lines.append(f"  e{a} -> e{b} [color={UNORDERED}, fontcolor={UNORDERED}, "
-                         f"style=dashed, penwidth=2.5, label={_q(why)}, constraint=false];")
+                         f"style=dashed, penwidth=2.5, label={_q(label)}, constraint=false];")
     # -- the cycle ------------------------------------------------------------------
     for a, b, label in highlight:
         lines.append(f"  e{a} -> e{b} [color={HIGHLIGHT}, fontcolor={HIGHLIGHT}, "
