@@ -26,7 +26,9 @@ of a Required one), the z3 engine's unsat core names the checks that rule it out
 
 A model's refinement of a base relation named after it (``fr-ptx``, ``co-ptx``)
 is printed under the base name, with its own name in parentheses. For an outcome
-that is reached, explain prints the witness execution (herd layout).
+that is reached, explain gives the witness execution and why the outcome can happen
+(:mod:`gdrcheck.analysis.unordered`: the pairs its cycle needs ordered, which of them
+the model leaves unordered, and the strengthenings that would order them).
 """
 
 from __future__ import annotations

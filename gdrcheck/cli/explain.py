@@ -1,4 +1,5 @@
-"""``gdrcheck explain``: why each model forbids an outcome (cycles of named edges)."""
+"""``gdrcheck explain``: why each model forbids an outcome (cycles of named edges), or
+why it allows it (the orders it needs and does not get)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,9 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     """Why each model forbids the outcome of FILES: the checks that rule it out and,
     for each, a shortest cycle of named edges (po, rf, fr, publish-strong (R-GIN-3),
     nic-sync (R-GDR-4), ...) on a candidate execution that violates only that check.
-    An allowed outcome gets its witness execution."""
+    An allowed outcome gets why it can happen (the pairs of operations its cycle needs
+    ordered that the model leaves unordered, what keeps each out, and the strengthenings
+    that order it, checked) and its witness execution."""
     from gdrcheck.analysis.explain import explain as run_explain
     from gdrcheck.analysis.models import models_for
     from gdrcheck.litmus import load_litmus
