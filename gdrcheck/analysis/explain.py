@@ -653,7 +653,7 @@ def explain(
             try:
                 prog = lower(test, options.unroll, deadline.tick)
                 out.why = why_allowed(test, ModelSpec.of(model), variants, res.witness,
-                                      prog, options, deadline)
+                                      prog, options, explain, deadline)
             except Expired:
                 out.reason = "timeout while explaining why the outcome is allowed"
         return out

@@ -37,6 +37,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import CheckOptions
@@ -353,11 +354,12 @@ def attributes(test: A.Test, thread: int, lo: int, hi: int) -> list[str]:
 
 
 def why_allowed(test: A.Test, spec: ModelSpec, variants: Sequence[str], w: Witness,
-                prog: Program, options: CheckOptions,
+                prog: Program, options: CheckOptions, explain: Callable[..., Any],
                 deadline: Deadline | None = None) -> WhyAllowed:
     """The pairs an allowed outcome needs ordered, and which of them the model leaves
-    unordered (module docstring)."""
-    from gdrcheck.analysis.explain import explain  # the cycle on a strengthened test
+    unordered (module docstring). ``explain``: :func:`gdrcheck.analysis.explain.explain`
+    (given, not imported: explain imports this module), for the cycle on the
+    strengthened test."""
     from gdrcheck.analysis.fix import FixResult, _Checker
 
     deadline = deadline or Deadline(options.timeout)
@@ -443,18 +445,15 @@ def _instr_text(e: WitnessEvent) -> str:
     return e.label.split(" / ", 1)[0] if e.label else f"e{e.eid}"
 
 
-def _then(explain: Callable[..., object], test: A.Test, spec: ModelSpec,
+def _then(explain: Callable[..., Any], test: A.Test, spec: ModelSpec,
           variants: Sequence[str], options: CheckOptions, edits: list[Edit], thread: int
           ) -> list[str]:
     """The steps of the model's order from ``thread``'s events on the cycle that explain
     finds once ``edits`` are in (they forbid the outcome): what then orders the pair."""
-    from gdrcheck.analysis.explain import Explanation
-
     try:
         x = explain(apply_edits(test, edits), spec, variants, options, reasons=False)
     except Exception:  # the strengthened test is only a means to name the order
         return []
-    assert isinstance(x, Explanation)
     for c in x.cycles:
         if not c.edges or c.execution is None:
             continue

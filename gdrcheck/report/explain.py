@@ -66,7 +66,8 @@ def _ordering_text(o: Ordering) -> str:
 
 def pair_lines(p: NeededOrder, by_id: dict[int, WitnessEvent]) -> list[str]:
     """One pair of :class:`~gdrcheck.analysis.unordered.WhyAllowed`."""
-    first = f"P{p.thread}:{p.first_row} {p.first_text} ({event_text(by_id.get(p.first), p.first, False)})"
+    first = (f"P{p.thread}:{p.first_row} {p.first_text} "
+             f"({event_text(by_id.get(p.first), p.first, False)})")
     second = (f"P{p.thread}:{p.second_row} {p.second_text} "
               f"({event_text(by_id.get(p.second), p.second, False)})")
     if p.first_row == p.second_row:
