@@ -337,6 +337,11 @@ def attributes(test: A.Test, thread: int, lo: int, hi: int) -> list[str]:
         if isinstance(ins, (A.GinPut, A.GinSignal)) and isinstance(sig, A.SignalSpec) \
                 and sig.kind == "weak":
             out.append("the signal is weak")
+    if isinstance(a, A.GinPut) and isinstance(b, A.GinSignal) \
+            and a.dst.rank is not None and b.signal.target.rank is not None \
+            and a.dst.rank != b.signal.target.rank:
+        out.append(f"the put goes to rank {a.dst.rank}, the signal to rank "
+                   f"{b.signal.target.rank} (a signal covers puts to its own peer, R-GIN-3)")
     ca, cb = getattr(a, "ctx", None), getattr(b, "ctx", None)
     if ca is not None and cb is not None and ca != cb:
         out.append(f"issued on different contexts ({ca}, {cb})")

@@ -145,3 +145,16 @@ def test_forbidden_outcome_has_no_why() -> None:
     x = explain(load_litmus(LIB / "gin/01-MP+put+strongsig.litmus"), "gin-api")
     assert x.verdict == "Forbidden" and x.why is None
     assert explanation_json(x)["why"] is None
+
+
+def test_gin_signal_to_another_peer_is_described_when_undecided() -> None:
+    # litmus/gin/07: "R-GIN-3 covers 'preceding puts on this context to the same peer';
+    # A's signal goes to B, the put to C". No catalogued strengthening forbids the
+    # outcome (the put would have to be signalled at C), so no pair is decided; the
+    # writer's pair is still described from its instructions
+    why = _why("gin/07-WRC+put+signal.litmus", "gin-api")
+    assert [r for _, _, r in why.cycle].count("po") == 3
+    writer = _by_rows(why)[(0, 1, 2)]
+    assert writer.status == "undecided" and not writer.orders
+    assert writer.why[0] == ("the put goes to rank 2, the signal to rank 1 (a signal covers "
+                             "puts to its own peer, R-GIN-3)")
