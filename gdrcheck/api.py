@@ -41,7 +41,7 @@ from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions, split_list
 from gdrcheck.engine.result import Result, Verdict, Witness
 from gdrcheck.errors import InputError
 from gdrcheck.litmus import ast as A
-from gdrcheck.report.herd import format_result, format_witness
+from gdrcheck.report.herd import format_report, format_witness
 
 __all__ = [
     "DEFAULT_MODEL", "CheckOptions", "Outcome", "Verdict", "assert_allowed",
@@ -181,7 +181,7 @@ def explanation_text(t: A.Test, spec: ModelSpec, options: CheckOptions) -> str:
 
 def _explanation(t: A.Test, spec: ModelSpec, res: Result, explain: bool,
                  options: CheckOptions) -> str:
-    text = format_result(t, res, show_witness=True)
+    text = format_report(t, res, show_witness=True)
     if not explain:
         return text
     try:

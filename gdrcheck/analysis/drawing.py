@@ -54,6 +54,10 @@ class Drawing:
     """``(later, earlier, reason)``: accesses posted in one order (``posted-before``)
     that the model lets arrive in the other, with the relation that permits it
     (``pcie-pass``: Relaxed Ordering; ``ib-unordered``: the wire)."""
+    unordered: list[tuple[int, int, str]] = field(default_factory=list)
+    """``(first, second, why)``: pairs of an allowed outcome that nothing orders and
+    whose order would forbid it (``gdrcheck explain``: :class:`~gdrcheck.analysis.
+    explain.Unordered`), dashed and labelled ``unordered: why``."""
 
 
 
@@ -197,6 +201,13 @@ def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
             w = cyc.execution
             highlight = [(e.src, e.dst, e.label()) for e in cyc.edges]
             title += f" (a candidate execution: {cyc.axiom} fails)"
+    unordered: list[tuple[int, int, str]] = []
+    if explanation is not None and explanation.why is not None and w is not None \
+            and explanation.witness is w:
+        for p in explanation.why.pairs:
+            if p.status != "ordered":
+                why = p.why[0].split(":")[0].split(" (")[0] if p.why else p.status
+                unordered.append((p.first, p.second, f"{p.status}: {why}"))
     if w is None:
         return None  # nothing to draw: lower the test only when there is
     prog = lower(test, options.unroll)
@@ -207,4 +218,5 @@ def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
         relations = model_relations(prog, w, loaded.stmts, chosen)
     arrival, overtakes = ordering_of(prog, w, loaded.stmts, chosen)
     hidden = hidden_events(prog, w, model_names(loaded.stmts))
-    return Drawing(prog, w, title, relations, highlight, hidden, arrival, overtakes)
+    return Drawing(prog, w, title, relations, highlight, hidden, arrival, overtakes,
+                   unordered)

@@ -26,7 +26,9 @@ of a Required one), the z3 engine's unsat core names the checks that rule it out
 
 A model's refinement of a base relation named after it (``fr-ptx``, ``co-ptx``)
 is printed under the base name, with its own name in parentheses. For an outcome
-that is reached, explain prints the witness execution (herd layout).
+that is reached, explain gives the witness execution and why the outcome can happen
+(:mod:`gdrcheck.analysis.unordered`: the pairs its cycle needs ordered, which of them
+the model leaves unordered, and the strengthenings that would order them).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import z3
 
@@ -56,6 +58,9 @@ from gdrcheck.engine.smt import Query, build_query, query_solver
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower import lower
 from gdrcheck.lower.program import Program
+
+if TYPE_CHECKING:
+    from gdrcheck.analysis.unordered import WhyAllowed
 
 RULE_ID = re.compile(r"\bR-[A-Z]+-[0-9]+\b")
 
@@ -136,6 +141,8 @@ class Explanation:
     """The witness of a reached outcome."""
     reason: str | None = None
     result: Result | None = None
+    why: WhyAllowed | None = None
+    """For a reached outcome: the orders it needs that the model does not give."""
 
 
 # --------------------------------------------------------------------------
@@ -618,9 +625,11 @@ def explain(
     model: str | ModelSpec,
     variants: Sequence[str] = (),
     options: CheckOptions = DEFAULT_OPTIONS,
+    reasons: bool = True,
 ) -> Explanation:
     """Why ``test``'s outcome is forbidden under ``model`` (or the witness that
-    reaches it). Raises :class:`~gdrcheck.errors.InputError` as check_test does.
+    reaches it and, with ``reasons``, why: :func:`gdrcheck.analysis.unordered.
+    why_allowed`). Raises :class:`~gdrcheck.errors.InputError` as check_test does.
     ``options.timeout`` bounds the whole explanation (the check and the queries after
     it); when it runs out, ``reason`` says so and the cycles found until then stay."""
     options = options.overlay(states=False)
@@ -638,6 +647,15 @@ def explain(
         outcome = "P"
     else:
         out.witness = res.witness
+        if reasons and res.witness is not None and res.verdict == Verdict.ALLOWED:
+            from gdrcheck.analysis.unordered import why_allowed
+
+            try:
+                prog = lower(test, options.unroll, deadline.tick)
+                out.why = why_allowed(test, ModelSpec.of(model), variants, res.witness,
+                                      prog, options, explain, deadline)
+            except Expired:
+                out.reason = "timeout while explaining why the outcome is allowed"
         return out
     out.outcome = outcome
     _, loaded, chosen = prepare(test, model, variants, options)

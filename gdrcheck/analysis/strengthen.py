@@ -412,6 +412,18 @@ def _counter_waits(test: A.Test) -> Iterator[Edit]:
                        init_add=(A.CounterDecl(name),))
 
 
+def _acquire_reads(test: A.Test) -> Iterator[Edit]:
+    """``gin.read_signal.relaxed`` → ``gin.read_signal`` (acquire, readSignal's default
+    order, R-GIN-10): a relaxed read of a signal followed by a load is no acquire
+    pattern (R-PTX-2; litmus/gin/21)."""
+    for t, th in _threads(test):
+        for i, ins in enumerate(th.instrs):
+            if isinstance(ins, A.GinRead) and ins.what == "signal" and ins.relaxed:
+                yield Edit("read-signal.acquire", 1, t, i, "replace",
+                           dataclasses.replace(ins, relaxed=False),
+                           "make the read gin.read_signal (acquire)")
+
+
 CATALOGUE: tuple[Strengthening, ...] = (
     Strengthening("ld.acquire / st.release", "a plain load made acquire, a plain store "
                   "release (at cta, gpu or sys scope); a relaxed atom made acq_rel, a "
@@ -462,6 +474,9 @@ CATALOGUE: tuple[Strengthening, ...] = (
                   "gin.wait_counter for it right after, before its source is written "
                   "again", "R-GIN-9 (device_gin.rst: a counter tracks the local "
                   "completion of its put), litmus/gin/15", _counter_waits),
+    Strengthening("read-signal.acquire", "a relaxed gin.read_signal made acquire (its "
+                  "default)", "R-GIN-10 (readSignal's order argument, acquire by "
+                  "default), R-PTX-2", _acquire_reads),
 )
 
 

@@ -16,6 +16,7 @@ from gdrcheck.cli.options import (
     check_options,
     console,
     engine_option,
+    err_console,
     format_option,
     include_option,
     lint_option,
@@ -41,15 +42,17 @@ from gdrcheck.errors import InputError
 @variant_option("Model variants, comma separated (with --model all: applied to the models "
                 "that have them).")
 @engine_option
-@format_option(["herd", "table", "json"], None, "Output: herd's layout, a table per test "
-               "(one row per model), or JSON (a list of records). Default: table with "
-               "--model all, else herd.")
+@format_option(["text", "herd", "table", "json"], None, "Output: text (a line with the "
+               "verdict in words, then herd's layout), herd (herd's layout alone, for herd's "
+               "tools), a table per test (one row per model), or JSON (a list of records). "
+               "Default: table with --model all, else text.")
 @timeout_option()
 @states_option("List every reachable final state (herd's States; exponential in general).")
 @click.option("--show-witness", is_flag=True, help="Print the witness execution.")
 @unroll_option
 @click.option("--graph", default=None, help="Draw each result's execution (.dot, .svg, .png, "
-              ".pdf; '-' prints the DOT; several results: out-TEST-MODEL.svg). A forbidden "
+              ".pdf; '-' prints the DOT on stdout, the report then goes to stderr; several "
+              "results: out-TEST-MODEL.svg). A forbidden "
               "outcome draws the candidate execution of `gdrcheck explain`.")
 @click.option("--show", type=click.Choice(SHOW), default="witness",
               show_default=True, help="With --graph: 'all' also draws the model's show "
@@ -78,7 +81,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
         parse_all,
     )
     from gdrcheck.litmus import load_litmus
-    from gdrcheck.report.herd import format_result
+    from gdrcheck.report.herd import format_report, format_result
     from gdrcheck.report.json import result_json
     from gdrcheck.report.table import Row, result_table
 
@@ -95,7 +98,9 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
         click.echo(err.message, err=True)
         sys.exit(2)
     all_mode = all_variants is not None
-    fmt = fmt or ("table" if all_mode else "herd")
+    fmt = fmt or ("table" if all_mode else "text")
+    # --graph -: the DOT alone on stdout (`| dot -Tsvg`), the report on stderr
+    to_err = graph == "-"
     models: dict[str, LoadedModel] = {}
     wanted: list[str] = []
     if all_variants is not None:
@@ -157,24 +162,27 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             if fmt == "json":
                 records.append(result_json(test, res, None if want is None else
                                            {"verdict": want, "met": met}, lints=found))
-            elif fmt == "herd":
-                click.echo(format_result(test, res, show_witness))
+            elif fmt in ("text", "herd"):
+                click.echo(format_report(test, res, show_witness, want) if fmt == "text"
+                           else format_result(test, res, show_witness), err=to_err)
                 if want is not None:
                     mark = "ok" if met else "MISMATCH"
                     if res.vacuous:
                         mark += " (vacuous: no execution completes)"
-                    click.echo(f"Expect {test.name} {spec}: {want} -> {res.verdict} {mark}")
+                    click.echo(f"Expect {test.name} {spec}: {want} -> {res.verdict} {mark}",
+                               err=to_err)
                 if live_want is not None:
                     mark = "ok" if live_want == live else "MISMATCH"
                     click.echo(f"Liveness-expect {test.name} {spec}: {live_want} -> {live} "
-                               f"{mark}")
+                               f"{mark}", err=to_err)
                 if explain_:
-                    click.echo(explanation_text(test, spec, ex, options))
-                click.echo()
+                    click.echo(explanation_text(test, spec, ex, options), err=to_err)
+                click.echo(err=to_err)
         if fmt == "table" and rows:
-            console().print(result_table(f"{test.name} ({path})", rows))
+            (err_console() if to_err else console()).print(
+                result_table(f"{test.name} ({path})", rows))
     if fmt == "json":  # always a list, however many records (docs/output.md)
-        click.echo(json.dumps(records, indent=2))
+        click.echo(json.dumps(records, indent=2), err=to_err)
     elif mismatches:
         click.echo(f"{mismatches} expectation(s) not met", err=True)
     sys.exit(2 if bad_input else 1 if mismatches else 0)

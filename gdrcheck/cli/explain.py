@@ -1,4 +1,5 @@
-"""``gdrcheck explain``: why each model forbids an outcome (cycles of named edges)."""
+"""``gdrcheck explain``: why each model forbids an outcome (cycles of named edges), or
+why it allows it (the orders it needs and does not get)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ from gdrcheck.errors import InputError
 @variant_option()
 @format_option(["text", "json"], help="JSON: a list of gdrcheck.explain/1 records.")
 @click.option("--graph", "graph", default=None, help="Also draw the execution explained "
-              "(.dot, .svg, .png, .pdf; '-' prints the DOT).")
+              "(.dot, .svg, .png, .pdf; '-' prints the DOT on stdout, the explanation "
+              "then goes to stderr).")
 @click.option("--show", type=click.Choice(SHOW), default="witness", show_default=True,
               help="With --graph: 'all' also draws the model's synchronisation relations.")
 @timeout_option()
@@ -46,7 +48,9 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     """Why each model forbids the outcome of FILES: the checks that rule it out and,
     for each, a shortest cycle of named edges (po, rf, fr, publish-strong (R-GIN-3),
     nic-sync (R-GDR-4), ...) on a candidate execution that violates only that check.
-    An allowed outcome gets its witness execution."""
+    An allowed outcome gets why it can happen (the pairs of operations its cycle needs
+    ordered that the model leaves unordered, what keeps each out, and the strengthenings
+    that order it, checked) and its witness execution."""
     from gdrcheck.analysis.explain import explain as run_explain
     from gdrcheck.analysis.models import models_for
     from gdrcheck.litmus import load_litmus
@@ -57,6 +61,7 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     bad = False
     records: list[dict[str, Any]] = []
     n = 0
+    to_err = graph == "-"  # the DOT alone on stdout (`| dot -Tsvg`)
     for path in files:
         try:
             test = load_litmus(path)
@@ -76,12 +81,12 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
             if fmt == "json":
                 records.append(explanation_json(x))
             else:
-                click.echo(format_explanation(x))
-                click.echo()
+                click.echo(format_explanation(x), err=to_err)
+                click.echo(err=to_err)
             if graph and x.result is not None:
                 draw(test, spec, extra, x.result, options, path=graph, index=n,
-                     several=len(files) > 1 or len(specs) > 1, show=show)
+                     several=len(files) > 1 or len(specs) > 1, show=show, explanation=x)
             n += 1
     if fmt == "json":
-        click.echo(json.dumps(records, indent=2))  # always a list (docs/output.md)
+        click.echo(json.dumps(records, indent=2), err=to_err)  # always a list (docs/output.md)
     sys.exit(2 if bad else 0)

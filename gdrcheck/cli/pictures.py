@@ -4,6 +4,7 @@ one picture (or explanation) per result."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,25 +13,35 @@ from gdrcheck.analysis.options import CheckOptions
 from gdrcheck.engine.result import Result
 from gdrcheck.litmus import ast as A
 
+if TYPE_CHECKING:  # explain imports z3: only when drawing
+    from gdrcheck.analysis.explain import Explanation
+
 
 def draw(test: A.Test, spec: ModelSpec, extra: Sequence[str], res: Result,
-         options: CheckOptions, *, path: str, index: int, several: bool, show: str) -> None:
-    """Draw one result to ``path`` (``-`` prints the DOT; several results get numbered
-    files)."""
+         options: CheckOptions, *, path: str, index: int, several: bool, show: str,
+         explanation: Explanation | None = None) -> None:
+    """Draw one result to ``path`` (``-`` prints the DOT of the first result; several
+    results get numbered files). ``explanation``: the result's, when the caller has
+    it (``gdrcheck explain``)."""
     from gdrcheck.analysis.drawing import drawing_of
-    from gdrcheck.report.graph import drawing_dot, numbered, write_graph
+    from gdrcheck.report.graph import drawing_dots, numbered, renderable, write_graph
 
-    d = drawing_of(test, spec, res, extra, show, options)
+    if path == "-" and index > 0:
+        click.echo(f"{test.name} {res.model}: not drawn: --graph - prints one picture "
+                   "(the first result's; dot renders one graph): give a file name "
+                   "(out.svg gives out-TEST-MODEL.svg) or one model", err=True)
+        return
+    d = drawing_of(test, spec, res, extra, show, options, explanation=explanation)
     if d is None:
         click.echo(f"{test.name} {res.model}: nothing to draw ({res.verdict})", err=True)
         return
-    dot = drawing_dot(d)
+    dots = drawing_dots(d)
     if path == "-":
-        click.echo(dot, nl=False)
+        click.echo(renderable(dots), nl=False)
         return
     target = numbered(path, index, test.name if several else "", res.model)
     try:
-        written, message = write_graph(dot, target)
+        written, message = write_graph(dots[0], target, dots[1:])
     except OSError as err:
         click.echo(f"{target}: cannot write the picture: {err.strerror or err}", err=True)
         return

@@ -410,8 +410,11 @@ def _witness(prog: Program, frame: Frame, vals: dict[int, int], state: State) ->
     for we in events:
         if we.kind == "W" and we.loc is not None:
             co.setdefault(we.loc, []).append(we.eid)
-    for ws in co.values():
-        ws.sort(key=lambda w: sum(1 for x in ws if (x, w) in frame.co))
+    for loc, ws in co.items():
+        # the key counts predecessors in a copy: during list.sort the list is empty
+        # (CPython), and every key was 0 (a GIN witness had x's initial write co-last)
+        writes = tuple(ws)
+        co[loc] = sorted(writes, key=lambda w: sum(1 for x in writes if (x, w) in frame.co))
     # rf by read, as the z3 engine lists it (its reads in event order)
     return Witness(events, sorted(frame.rf, key=lambda p: (p[1], p[0])), co, state,
                    {k: sorted(v) for k, v in (("fso", frame.fso), ("syncbar", frame.syncbar))

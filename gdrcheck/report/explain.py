@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from gdrcheck.analysis.explain import AxiomCycle, Edge, Explanation
+from gdrcheck.analysis.unordered import NeededOrder, Ordering, WhyAllowed
 from gdrcheck.engine.result import WitnessEvent
-from gdrcheck.report.herd import format_prop, format_witness
+from gdrcheck.report.herd import format_prop, format_witness, verdict_line
 from gdrcheck.report.json import witness_json
 
 
@@ -59,14 +60,65 @@ def cycle_lines(c: AxiomCycle) -> list[str]:
     return lines
 
 
+def _ordering_text(o: Ordering) -> str:
+    return f"{o.text} [{o.entry}, cost {o.cost}" + (f"; {o.sources}]" if o.sources else "]")
+
+
+def pair_lines(p: NeededOrder, by_id: dict[int, WitnessEvent]) -> list[str]:
+    """One pair of :class:`~gdrcheck.analysis.unordered.WhyAllowed`."""
+    first = (f"P{p.thread}:{p.first_row} {p.first_text} "
+             f"({event_text(by_id.get(p.first), p.first, False)})")
+    second = (f"P{p.thread}:{p.second_row} {p.second_text} "
+              f"({event_text(by_id.get(p.second), p.second, False)})")
+    if p.first_row == p.second_row:
+        second = f"its {event_text(by_id.get(p.second), p.second, False)}"
+    if p.status == "ordered":
+        return [f"  ordered: {first}, then {second}"]
+    lines = [f"  {p.status}: {first} and {second}"]
+    for i, w in enumerate(p.why):
+        lines.append(("    because: " if i == 0 else "             ") + w)
+    if p.orders:
+        lines.append("    one edit orders them (checked under the model; gdrcheck fix's "
+                     "catalogue):")
+        lines.extend(f"      {_ordering_text(o)}" for o in p.orders)
+    if p.together:
+        lines.append("    no one edit orders them; these do together (checked):")
+        lines.extend(f"      {_ordering_text(o)}" for o in p.together)
+    if p.status == "undecided":
+        lines.append("    (no catalogued strengthening decides whether the model orders them)")
+    if p.then:
+        lines.append(f"    with the first, the model's order runs: {', '.join(p.then)}")
+    return lines
+
+
+def why_lines(why: WhyAllowed, by_id: dict[int, WitnessEvent]) -> list[str]:
+    if not why.cycle:
+        return [f"Why: {why.note}."] if why.note else []
+    cyc = " ".join(f"e{a} -{r}->" for a, _, r in why.cycle) + f" e{why.cycle[0][0]}"
+    open_ = [p for p in why.pairs if p.status != "ordered"]
+    n = len(why.pairs)
+    lines = [f"Why it can happen: were {'its' if n == 1 else f'all {n}'} program-order "
+             f"pair{'s' if n > 1 else ''} of the cycle {cyc} ordered, the outcome would be "
+             f"forbidden; {len(open_)} {'is' if len(open_) == 1 else 'are'} not:"]
+    for p in sorted(why.pairs, key=lambda p: p.status == "ordered"):
+        lines.extend(pair_lines(p, by_id))
+    if why.note:
+        lines.append(f"  ({why.note})")
+    return lines
+
+
 def format_explanation(x: Explanation) -> str:
-    out = [f"Explain {x.test} {x.model}: {condition_text(x)}", f"Verdict {x.verdict}"]
+    head = (verdict_line(x.test, x.condition, x.result) if x.result is not None
+            else f"{x.test} under {x.model}: {x.verdict}")
+    out = [head, f"Explain {x.test} {x.model}: {condition_text(x)}"]
     for f in x.flags:
         out.append(f"Flag {f}")
     if x.reason and not x.cycles:
         out.append(f"Reason {x.reason}")
     if x.outcome is None:
         if x.witness is not None:
+            if x.why is not None:
+                out.extend(why_lines(x.why, {e.eid: e for e in x.witness.events}))
             out.append("The outcome is reached by this execution:")
             out.extend(format_witness(x.witness)[1:])
         return "\n".join(out)
@@ -131,6 +183,28 @@ def explanation_json(x: Explanation) -> dict[str, Any]:
         "flags": x.flags,
         "cycles": cycles,
         "witness": None if x.witness is None else witness_json(x.witness),
+        "why": None if x.why is None else why_json(x.why),
         "reason": x.reason,
+    }
+
+
+def _ordering_json(o: Ordering) -> dict[str, Any]:
+    return {"text": o.text, "entry": o.entry, "sources": o.sources, "cost": o.cost}
+
+
+def why_json(w: WhyAllowed) -> dict[str, Any]:
+    """Why a reached outcome can happen: its cycle and pairs (unordered.py)."""
+    return {
+        "cycle": [{"from": a, "to": b, "relation": r} for a, b, r in w.cycle],
+        "pairs": [{
+            "thread": p.thread, "first": p.first, "second": p.second,
+            "first_row": p.first_row, "second_row": p.second_row,
+            "first_text": p.first_text, "second_text": p.second_text,
+            "status": p.status, "why": p.why,
+            "orders": [_ordering_json(o) for o in p.orders],
+            "together": [_ordering_json(o) for o in p.together],
+            "then": p.then,
+        } for p in w.pairs],
+        "note": w.note,
     }
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -56,6 +57,21 @@ PALETTE = ("darkviolet", "deeppink3", "forestgreen", "darkorange3", "dodgerblue3
            "goldenrod3", "firebrick", "cyan4", "magenta3", "sienna", "slateblue",
            "olivedrab")
 HIGHLIGHT = "crimson"
+LANE_ORDERS = ("root", "chain")
+"""Two ways to keep the lanes left to right: an invisible root whose edges to the
+lanes' first events keep their order (``ordering=out``), or those first events on one
+rank (``rank=same``) chained by invisible edges. Each aborts some Graphviz: the chain,
+with newrank, Graphviz 16's mincross (dot and Viz.js alike) on one picture in six of
+the library; the root, Graphviz 2.43's init_rank (Debian 12, Ubuntu 24.04: 5 of the
+223 witness pictures of litmus/gin/0*, nvshmem/0*, classic/, e.g. gin/05 under
+gin-proxy; the chain renders all 223 in order). The root is tried first, the chain
+when the ``dot`` on PATH fails on it (:func:`write_graph`, :func:`renderable`)."""
+UNORDERED = "darkorange2"
+"""The pairs an allowed outcome needs unordered (``gdrcheck explain``), dashed."""
+NODE_FONT = 14
+EDGE_FONT = 13
+"""Point sizes of node and edge labels: the labels are read at the size an SVG opens
+in a browser (at 9 pt, herd7's size, the edge labels were too small to read)."""
 
 
 
@@ -129,12 +145,16 @@ def witness_dot(
     hidden: frozenset[int] = frozenset(),
     arrival: Sequence[Pair] = (),
     overtakes: Sequence[tuple[int, int, str]] = (),
+    unordered: Sequence[tuple[int, int, str]] = (),
+    lane_order: str = "root",
 ) -> str:
     """The execution ``w`` of ``prog`` as DOT text (see the module docstring).
     ``relations``: further named relations to draw; ``highlight``: edges
     ``(from, to, label)`` drawn in bold (a cycle); ``hidden``: events left out;
     ``arrival`` and ``overtakes``: the arrival order and the overtakes it allows
-    (:class:`gdrcheck.analysis.drawing.Drawing`)."""
+    (:class:`gdrcheck.analysis.drawing.Drawing`); ``unordered``: pairs ``(from, to,
+    why)`` an allowed outcome needs unordered, dashed in orange; ``lane_order``: one of
+    :data:`LANE_ORDERS`."""
     drawn = {e.eid for e in w.events if e.eid not in hidden}
     order = [e.eid for e in w.events if e.thread >= 0]
     name = {eid: letters(i) for i, eid in enumerate(sorted(order))}
@@ -143,10 +163,10 @@ def witness_dot(
             name[e.eid] = "init"
     lines = ["digraph G {",
              "  graph [rankdir=TB, newrank=true, splines=true, nodesep=0.4, ranksep=0.5,"
-             " fontname=\"Helvetica\"" + (f", label={_q(title)}, labelloc=t" if title else "")
-             + "];",
-             "  node [shape=none, fontname=\"Helvetica\", fontsize=11, margin=0.05];",
-             "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];"]
+             " fontname=\"Helvetica\", fontsize=15"
+             + (f", label={_q(title)}, labelloc=t" if title else "") + "];",
+             f"  node [shape=none, fontname=\"Helvetica\", fontsize={NODE_FONT}, margin=0.05];",
+             f"  edge [fontname=\"Helvetica\", fontsize={EDGE_FONT}, arrowsize=0.8];"]
     # -- lanes ------------------------------------------------------------------
     lanes = _lanes(prog, w, hidden)
     # left to right: init, unplaced threads, then per rank its GPU and its NIC/proxy
@@ -174,7 +194,7 @@ def witness_dot(
             label = _agent_name(key)
         else:
             label = f"P{key[3]}"
-        lines.append(indent + cluster(label, "style=rounded; color=gray60; fontsize=10;"))
+        lines.append(indent + cluster(label, "style=rounded; color=gray60; fontsize=13;"))
         for e in evs:
             shape = ", fontcolor=gray40" if e.thread < 0 else ""
             lines.append(f"{indent}  e{e.eid} [label={_q(_node_label(name[e.eid], e))}{shape}];")
@@ -210,15 +230,15 @@ def witness_dot(
             for key in members:
                 lane(key, "    ")
             lines.append("  }")
-    # -- lanes left to right in the order above: an invisible root whose edges to the
-    # lanes' first events keep their order (ordering=out). Not a rank=same chain across
-    # clusters: with newrank that aborts Graphviz 16's mincross (dot and Viz.js alike)
-    # on one picture in six of the library.
+    # -- lanes left to right in the order above (LANE_ORDERS)
     firsts = [f"e{lanes[key][0].eid}" for members in groups.values() for key in members
               if lanes[key]]
-    if len(firsts) > 1:
+    if len(firsts) > 1 and lane_order == "root":
         lines.append("  lanes [shape=point, style=invis, width=0, ordering=out];")
         lines.extend(f"  lanes -> {n} [style=invis];" for n in firsts)
+    elif len(firsts) > 1:
+        lines.append(f"  {{rank=same; {'; '.join(firsts)};}}")
+        lines.append(f"  {' -> '.join(firsts)} [style=invis];")
     # -- po (and the vertical order of agent lanes) -----------------------------
     hl = {(a, b, label.split(" ", 1)[0]) for a, b, label in highlight}
     for key, evs in lanes.items():
@@ -283,6 +303,12 @@ def witness_dot(
         for a, b in sorted(pairs):
             if a != b:
                 edge(a, b, rel, colour)
+    # -- the pairs an allowed outcome needs unordered --------------------------------
+    for a, b, why in unordered:
+        if a in drawn and b in drawn:
+            label = "\n".join(textwrap.wrap(why, 28)) or why
+            lines.append(f"  e{a} -> e{b} [color={UNORDERED}, fontcolor={UNORDERED}, "
+                         f"style=dashed, penwidth=2.5, label={_q(label)}, constraint=false];")
     # -- the cycle ------------------------------------------------------------------
     for a, b, label in highlight:
         lines.append(f"  e{a} -> e{b} [color={HIGHLIGHT}, fontcolor={HIGHLIGHT}, "
@@ -298,10 +324,32 @@ def witness_dot(
 RENDERED = (".svg", ".png", ".pdf")
 
 
-def write_graph(dot: str, path: str | Path) -> tuple[Path, str | None]:
+def renderable(texts: Sequence[str]) -> str:
+    """The first of ``texts`` (DOT of one picture, :data:`LANE_ORDERS`) that the
+    ``dot`` on PATH lays out, else the first: what ``--graph -`` prints, for
+    ``| dot -Tsvg``."""
+    exe = shutil.which("dot")
+    if exe is None or len(texts) < 2:
+        return texts[0]
+    for text in texts:
+        try:
+            subprocess.run([exe, "-Tplain"], input=text, text=True, check=True,
+                           capture_output=True, timeout=120)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError):
+            continue
+        return text
+    return texts[0]
+
+
+def write_graph(dot: str, path: str | Path, alternatives: Sequence[str] = ()
+                ) -> tuple[Path, str | None]:
     """Write ``dot`` to ``path``: as is for ``.dot`` / ``.gv``, rendered by Graphviz's
-    ``dot`` for ``.svg`` / ``.png`` / ``.pdf``. Returns the file written and a message
-    when the picture could not be rendered (the DOT file is then written next to it)."""
+    ``dot`` for ``.svg`` / ``.png`` / ``.pdf`` (when ``dot`` fails on it, each of
+    ``alternatives``, the same picture in another construction, is tried). Returns the
+    file written and a message when the picture could not be rendered (the DOT file is
+    then written next to it)."""
+    if alternatives and Path(path).suffix.lower() in RENDERED:
+        dot = renderable([dot, *alternatives])
     p = Path(path)
     if p.suffix.lower() not in RENDERED:
         p.write_text(dot, encoding="utf-8")
@@ -332,8 +380,13 @@ def numbered(path: str | Path, index: int, test: str, model: str) -> Path:
     return p.with_name(f"{p.stem}-{safe}{p.suffix}")
 
 
-def drawing_dot(d: Drawing) -> str:
+def drawing_dot(d: Drawing, lane_order: str = "root") -> str:
     """The DOT text of one result's picture (:func:`gdrcheck.analysis.drawing.drawing_of`)."""
     return witness_dot(d.program, d.execution, title=d.title, relations=d.relations,
                        highlight=d.highlight, hidden=d.hidden, arrival=d.arrival,
-                       overtakes=d.overtakes)
+                       overtakes=d.overtakes, unordered=d.unordered, lane_order=lane_order)
+
+
+def drawing_dots(d: Drawing) -> list[str]:
+    """The picture in each construction of :data:`LANE_ORDERS`, the preferred first."""
+    return [drawing_dot(d, order) for order in LANE_ORDERS]

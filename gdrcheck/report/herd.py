@@ -1,11 +1,17 @@
 """herd7's output layout (Test / States / Ok·No·Undef / Witnesses / Condition /
-Observation / Time), plus gdrcheck's verdict lines.
+Observation / Time), plus gdrcheck's verdict lines, and the headline a person reads
+first (:func:`headline`).
 
 ``Test NAME KIND`` gives the kind of the test as herd7 does (exists → Allowed,
 ~exists → Forbidden, forall → Required); gdrcheck's verdict on the proposition
-follows on a ``Verdict`` line. Counts after Positive/Negative and Observation are
-numbers of distinct final states when states were listed (``--states``);
-otherwise they say whether a witness was found (1) or not (0).
+follows on a ``Verdict`` line. herd7's log readers (herd/herdtools7@6378f2fb
+tools/lexLog_tools.mll, read by mcompare7, msort7, ...) need that ``Test`` line as it
+is: its kind must be one of herd's kinds, or the reader stops ("Lexing kind"). The
+readers skip every line before a ``Test`` line (rule ``main``: ``[^'\r''\n']* nl``),
+so the headline, which starts with the test's name and never with ``Test``, goes
+before the block without changing what they read; ``--format herd`` leaves it out.
+Counts after Positive/Negative and Observation are numbers of distinct final states
+when states were listed (``--states``); otherwise they are ``?``.
 """
 
 from __future__ import annotations
@@ -64,6 +70,49 @@ def format_witness(w: Witness) -> list[str]:
         lines.append(f"  {name}: " + ", ".join(f"e{a}->e{b}" for a, b in pairs))
     del by_id
     return lines
+
+
+def _meaning(condition: A.Condition, res: Result) -> str:
+    """What the verdict says of the outcome, in words."""
+    outcome = format_prop(condition.prop)
+    forall = condition.quantifier == "forall"
+    if res.verdict == "Allowed":
+        return (f"some executions end with {outcome}, others do not" if forall
+                else f"the outcome {outcome} can happen")
+    if res.verdict == "Forbidden":
+        return f"the outcome {outcome} cannot happen"
+    if res.verdict == "Required":
+        return f"every execution ends with {outcome}"
+    if res.verdict == "Undefined":
+        return f"a misuse flag fired: {', '.join(res.flags) or '?'}"
+    return f"no answer: {res.reason or 'the solver gave up'}"
+
+
+def headline(test: A.Test, res: Result, expected: str | None = None) -> str:
+    """The verdict in words, the first line a person reads:
+    ``MP under gin-gdaki: Forbidden (the outcome 1:r0=0 cannot happen; rejected by
+    Causality)``. ``expected``: the test's ``Expect=`` verdict for this model."""
+    return verdict_line(test.name, test.condition, res, expected)
+
+
+def verdict_line(name: str, condition: A.Condition, res: Result,
+                 expected: str | None = None) -> str:
+    """:func:`headline` of the test ``name`` with ``condition``."""
+    parts = [_meaning(condition, res)]
+    if res.axioms and res.verdict in ("Forbidden", "Required"):
+        parts.append("rejected by " + ", ".join(res.axioms))
+    if res.vacuous:
+        parts.append(f"VACUOUS: {res.vacuity or 'no execution completes'}")
+    if expected is not None:
+        met = expected == res.verdict and not res.vacuous
+        parts.append(f"expected {expected}: {'ok' if met else 'MISMATCH'}")
+    return f"{name} under {res.model}: {res.verdict} ({'; '.join(parts)})"
+
+
+def format_report(test: A.Test, res: Result, show_witness: bool = False,
+                  expected: str | None = None) -> str:
+    """The headline, then herd's block (:func:`format_result`)."""
+    return headline(test, res, expected) + "\n" + format_result(test, res, show_witness)
 
 
 def format_result(test: A.Test, res: Result, show_witness: bool = False) -> str:

@@ -20,7 +20,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_sb_x86tso_herd_layout() -> None:
-    code, out, _ = run("check", SB, "--model", "x86tso", "--states")
+    code, out, _ = run("check", SB, "--model", "x86tso", "--states", "--format", "herd")
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "Test SB Allowed"
@@ -32,6 +32,41 @@ def test_sb_x86tso_herd_layout() -> None:
     assert "Observation SB Sometimes 1 3" in lines
     assert "Verdict SB x86tso Allowed" in lines
     assert any(line.startswith("Time SB ") for line in lines)
+
+
+GIN01 = str(ROOT / "litmus" / "gin" / "01-MP+put+strongsig.litmus")
+
+
+def test_the_first_line_is_the_verdict_then_herds_block() -> None:
+    # the issue: `Test t Allowed` (herd's kind of an exists test) read as the verdict of
+    # a run whose verdict is Forbidden (litmus/gin/01 expects gin-gdaki:Forbidden)
+    code, out, _ = run("check", GIN01, "-m", "gin-gdaki")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("01-MP+put+strongsig under gin-gdaki: Forbidden (the outcome "
+                               "1:r0=0 cannot happen; rejected by ")
+    assert lines[0].endswith("; expected Forbidden: ok)")
+    # herd's block follows unchanged: its Test line is what herd's log readers need
+    # (herd/herdtools7@6378f2fb tools/lexLog_tools.mll: `"Test" blank+ testname (blank+
+    # kind)? nl`, kind one of herd's), and they skip every line before it
+    assert lines[1] == "Test 01-MP+put+strongsig Allowed"
+    assert not lines[0].startswith(("Test ", "States", "Fatal"))
+    code, herd, _ = run("check", GIN01, "-m", "gin-gdaki", "--format", "herd")
+    strip = [x for x in lines[1:] if not x.startswith("Time ")]
+    assert strip == [x for x in herd.splitlines() if not x.startswith("Time ")]
+
+
+def test_the_headline_says_what_each_verdict_means(tmp_path: Path) -> None:
+    _, out, _ = run("check", SB, "-m", "x86tso")
+    assert out.splitlines()[0] == ("SB under x86tso: Allowed (the outcome 0:EAX=0 /\\ "
+                                   "1:EAX=0 can happen; expected Allowed: ok)")
+    f = tmp_path / "SB-wrong.litmus"
+    f.write_text(Path(SB).read_text().replace("x86tso:Allowed", "x86tso:Forbidden"))
+    code, out, _ = run("check", str(f), "-m", "x86tso")
+    assert code == 1 and out.splitlines()[0].endswith("; expected Forbidden: MISMATCH)")
+    _, out, _ = run("check", SB, "-m", "sc")
+    assert out.splitlines()[0].startswith("SB under sc: Forbidden (the outcome 0:EAX=0 "
+                                          "/\\ 1:EAX=0 cannot happen; rejected by sc")
 
 
 def test_sb_under_sc_names_the_axiom() -> None:

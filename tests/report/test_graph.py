@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,7 +154,48 @@ def test_cli_graph_to_stdout() -> None:
     r = CliRunner().invoke(main, ["check", str(GIN09), "-m", "gin-gdaki+pcie-ro",
                                   "--format", "json", "--graph", "-"])
     assert r.exit_code == 0, r.output
-    assert "digraph G {" in r.stdout
+    # the DOT alone on stdout; the report (here JSON) on stderr
+    assert r.stdout.startswith("digraph G {") and r.stdout.rstrip().endswith("}")
+    assert '"verdict"' in r.stderr and '"verdict"' not in r.stdout
+
+
+GIN05 = ROOT / "litmus" / "gin" / "05-MP+put+signal-otherctx.litmus"
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+@pytest.mark.parametrize("command", [
+    # gin/05 under gin-proxy: the picture Graphviz 2.43 aborts on with the lanes' root
+    ["check", str(GIN05), "-m", "gin-proxy"],
+    ["explain", str(GIN05), "-m", "gin-gdaki"],
+    # several results: the first is drawn, the others named on stderr
+    ["check", str(MP_PTX)],
+    ["explain", str(GIN01), "-m", "gin-api"],
+])
+def test_graph_to_stdout_pipes_into_dot(command: list[str]) -> None:
+    """`gdrcheck check F --graph - | dot -Tsvg` (issue 24: the text was mixed in)."""
+    gdr = subprocess.run([sys.executable, "-m", "gdrcheck", *command, "--graph", "-"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert gdr.returncode == 0, gdr.stderr
+    assert gdr.stdout.count("digraph G {") == 1
+    assert " under " in gdr.stderr  # the report, on stderr
+    svg = subprocess.run(["dot", "-Tsvg"], input=gdr.stdout, capture_output=True,
+                         text=True, timeout=120)
+    assert svg.returncode == 0, svg.stderr
+    assert "<svg" in svg.stdout and svg.stdout.count("<svg") == 1
+    if command[1] == str(MP_PTX):
+        assert "MP+rel+acq-gpu sc: not drawn: --graph - prints one picture" in gdr.stderr
+
+
+def test_both_lane_orders_keep_the_lanes_left_to_right() -> None:
+    test = load_litmus(GIN05)
+    d = drawing_of(test, "gin-proxy", check_test(test, "gin-proxy"))
+    assert d is not None
+    root, chain = graph.drawing_dots(d)
+    firsts = re.findall(r"  lanes -> (e\d+)", root)
+    assert len(firsts) == 6
+    assert f"{{rank=same; {'; '.join(firsts)};}}" in chain
+    assert f"  {' -> '.join(firsts)} [style=invis];" in chain and "lanes" not in chain
 
 
 def test_explain_graph(tmp_path: Path) -> None:
