@@ -134,7 +134,7 @@ def test_json_names_the_file_read() -> None:
 
 def test_explain_sweep_and_fix_take_lib_names() -> None:
     code, out, _ = run("explain", SB, "-m", "sc")
-    assert code == 0 and "Verdict Forbidden" in out
+    assert code == 0 and "SB under sc: Forbidden" in out
     code, out, _ = run("sweep", "lib:gin/02-MP+put+weaksig.litmus", "-m", "gin-api")
     assert code in (0, 1) and "Sweep 02-MP+put+weaksig gin-api" in out
     code, out, _ = run("fix", SB, "-m", "x86tso")
