@@ -132,7 +132,7 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
                 mismatches += met is False
             live_want = expected_verdict(test, spec, extra, liveness=True)
             if live_want is not None:
-                live = "Hang" if res.liveness else "Live"
+                live = res.liveness_answer
                 mark = "ok" if live_want == live else "MISMATCH"
                 click.echo(f"Liveness-expect {test.name} {spec}: {live_want} -> {live} {mark}")
                 mismatches += live_want != live
