@@ -18,9 +18,10 @@ of ``workers`` single-threaded processes, or the running cluster at ``scheduler`
 worker that dies mid-job is restarted and the job retried; a job that kills every
 worker it runs on gives an ``Error`` line; a job running past ``kill_after`` seconds
 gives ``Unknown`` and its worker is restarted; a cluster left with no worker for
-``lost_after`` seconds gives an ``Error`` line for each job not run, and the run ends; several small jobs travel in one Dask
-task (a chunk), split into single jobs when it fails (``--timeout`` is also handed to the
-solver, which answers Unknown by itself when it can). A run of
+``lost_after`` seconds gives an ``Error`` line for each job not run, and the run ends;
+several small jobs travel in one Dask task (a chunk), split into single jobs when it
+fails (``--timeout`` is also handed to the solver, which answers Unknown by itself when
+it can). A run of
 :data:`~gdrcheck.batch.plan.LOAD_ON_CLUSTER` files or more starts the cluster first and
 parses the files on its workers. ``workers=0`` runs the jobs one after the other in the
 calling process (no isolation, no guard).

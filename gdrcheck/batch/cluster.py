@@ -93,9 +93,8 @@ RESTORE_EVERY = 1.0
 def dask_client(workers: int, scheduler: str | None = None) -> Iterator[Any]:
     """A client of the cluster at ``scheduler``, else of an embedded LocalCluster with
     ``workers`` single-threaded worker processes."""
-    from distributed import Client, LocalCluster
-
     import dask
+    from distributed import Client, LocalCluster
 
     if scheduler is not None:
         with Client(scheduler, timeout="30s") as client:
