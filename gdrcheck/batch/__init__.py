@@ -30,23 +30,31 @@ calling process (no isolation, no guard).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from gdrcheck.analysis.models import ModelSpec
+from gdrcheck.analysis.models import LoadedModel, ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.analysis.suite import litmus_files
-from gdrcheck.batch.jobs import ERROR_SCHEMA, Job, JobFn, Record, error_record, execute
+from gdrcheck.batch.jobs import (
+    ERROR_SCHEMA,
+    Job,
+    JobFn,
+    Record,
+    error_record,
+    execute,
+    rechecked,
+)
 from gdrcheck.batch.plan import LOAD_ON_CLUSTER, Loader, Plan, load_files, plan, plan_files
-from gdrcheck.batch.results import ResultsFile, read_results
+from gdrcheck.batch.results import NotResults, ResultsFile, read_results
 from gdrcheck.batch.summary import BatchReport, Mismatch
 from gdrcheck.litmus import ast as A
 
-__all__ = ["ERROR_SCHEMA", "BatchReport", "Job", "JobFn", "Mismatch", "Plan", "Record",
-           "ResultsFile", "execute", "plan", "read_results", "run_batch", "run_jobs"]
+__all__ = ["ERROR_SCHEMA", "BatchReport", "Job", "JobFn", "Mismatch", "NotResults", "Plan",
+           "Record", "ResultsFile", "execute", "plan", "read_results", "run_batch", "run_jobs"]
 
 
 def run_jobs(jobs: Sequence[Job], workers: int, on_record: Callable[[Record], None], *,
@@ -103,11 +111,16 @@ def run_batch(
     on_start: Callable[[int, int], None] | None = None,
     on_record: Callable[[Record], None] | None = None,
     lost_after: float | None = None,
+    every: Mapping[str, LoadedModel] | None = None,
 ) -> BatchReport:
     """Plan the jobs, skip those already in ``results``, run the others, append their
     lines to ``results``. ``on_start(todo, resumed)`` is called before the first job,
-    ``on_record`` after each line is written."""
+    ``on_record`` after each line is written. ``every``: ``--model all`` (the loaded
+    models; :func:`gdrcheck.batch.plan.plan`). A ``results`` that is not a results file
+    (:func:`gdrcheck.batch.results.read_results`) is refused before any work:
+    :class:`NotResults`."""
     start = time.perf_counter()
+    done = read_results(results, repair=True)
     files = litmus_files(paths)
     with ExitStack() as stack:
         client = None
@@ -119,21 +132,21 @@ def run_batch(
             client = stack.enter_context(dask_client(workers, scheduler))
             load = partial(load_on_cluster, client) if lost_after is None \
                 else partial(load_on_cluster, client, lost_after=lost_after)
-        p = plan_files(files, models, variants, options, load)
-        return _run_plan(p, results, workers, options, kill_after, scheduler, job_fn,
+        p = plan_files(files, models, variants, options, load, every)
+        return _run_plan(p, results, done, workers, kill_after, scheduler, job_fn,
                          chunk, on_start, on_record, start, client, lost_after)
 
 
-def _run_plan(p: Plan, results: Path, workers: int, options: CheckOptions,
+def _run_plan(p: Plan, results: Path, done: dict[str, Record], workers: int,
               kill_after: float | None, scheduler: str | None, job_fn: JobFn,
               chunk: int | None, on_start: Callable[[int, int], None] | None,
               on_record: Callable[[Record], None] | None, start: float,
               client: Any, lost_after: float | None = None) -> BatchReport:
     """The rest of :func:`run_batch`, once the plan is made (``client``: the cluster
-    that parsed the files, if one did)."""
-    done = read_results(results, repair=True)
+    that parsed the files, if one did; ``done``: the records already in ``results``)."""
     wanted = set(p.keys)
-    report = BatchReport({k: v for k, v in done.items() if k in wanted}, p.tests)
+    report = BatchReport({k: rechecked(v, p.tests.get(k)) for k, v in done.items()
+                          if k in wanted}, p.tests)
     report.resumed = len(report.records)
     todo = [j for j in p.jobs if j.key not in done]
     failed = [r for r in p.failed if r["key"] not in done]
