@@ -90,7 +90,7 @@ def run_jobs(jobs: Sequence[Job], workers: int, on_record: Callable[[Record], No
         return
     from gdrcheck.batch.cluster import LOST_AFTER, dask_client, run_on_cluster
 
-    with dask_client(workers, scheduler) as client:
+    with dask_client(workers, scheduler, warm=[job_fn.__module__]) as client:
         run_on_cluster(jobs, client, on_record, tests=tests, kill_after=kill_after,
                        job_fn=job_fn, chunk=chunk,
                        lost_after=LOST_AFTER if lost_after is None else lost_after)
@@ -129,7 +129,8 @@ def run_batch(
             # a large run: the cluster starts first and its workers parse the files
             from gdrcheck.batch.cluster import dask_client, load_on_cluster
 
-            client = stack.enter_context(dask_client(workers, scheduler))
+            client = stack.enter_context(dask_client(workers, scheduler,
+                                                     warm=[job_fn.__module__]))
             load = partial(load_on_cluster, client) if lost_after is None \
                 else partial(load_on_cluster, client, lost_after=lost_after)
         p = plan_files(files, models, variants, options, load, every)

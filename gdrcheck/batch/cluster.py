@@ -90,9 +90,12 @@ RESTORE_EVERY = 1.0
 
 
 @contextmanager
-def dask_client(workers: int, scheduler: str | None = None) -> Iterator[Any]:
+def dask_client(workers: int, scheduler: str | None = None, warm: Sequence[str] = ()
+                ) -> Iterator[Any]:
     """A client of the cluster at ``scheduler``, else of an embedded LocalCluster with
-    ``workers`` single-threaded worker processes."""
+    ``workers`` single-threaded worker processes, each of which imports the modules of
+    ``warm`` and checks a small test before it takes a job
+    (:mod:`gdrcheck.batch.warm`)."""
     import dask
     from distributed import Client, LocalCluster
 
@@ -100,9 +103,11 @@ def dask_client(workers: int, scheduler: str | None = None) -> Iterator[Any]:
         with Client(scheduler, timeout="30s") as client:
             yield client
         return
+    preload = [*dask.config.get("distributed.worker.preload", []), "gdrcheck.batch.warm"]
     with dask.config.set({"distributed.deploy.lost-worker-timeout": LOST_WORKER_TIMEOUT}), \
             LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                         dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                         dashboard_address=None, silence_logs=logging.ERROR,
+                         preload=preload, env={"GDRCHECK_WARM": ",".join(warm)}) as cluster, \
             Client(cluster) as client:
         yield client
 
