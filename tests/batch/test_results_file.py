@@ -17,10 +17,10 @@ from tests.batch.test_batch import MP, ROOT, SB, lines_of
 
 
 def sb_lines(tmp_path: Path) -> list[str]:
-    """The two lines of SB (sc, x86tso) as a run writes them."""
+    """The two lines of SB (sc, then x86tso) as a run writes them."""
     out = tmp_path / "sb.jsonl"
     run_batch([SB], out, workers=0)
-    return out.read_text().splitlines()
+    return sorted(out.read_text().splitlines(), key=lambda line: json.loads(line)["model"])
 
 
 @pytest.mark.parametrize("content", [

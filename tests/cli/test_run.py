@@ -112,17 +112,16 @@ def test_model_all_and_a_model_name_cannot_be_combined(tmp_path: Path) -> None:
 
 
 def test_model_all_with_a_file_no_model_accepts_is_an_error_line() -> None:
-    """The plan of ``-m all`` when the only model is PTX's: the x86 test gets an error
-    line (key FILE::all, the reason check gives), the PTX test its job."""
+    """The plan of ``-m all`` when the only model is x86tso: the GIN test gets an error
+    line (key FILE::all, the reason check gives), the x86 test its job."""
     from gdrcheck.analysis.models import get_model
     from gdrcheck.batch import plan
 
-    ptx_test = ROOT / "litmus" / "ptx" / "MP+fence.sc.ctas.litmus"
-    p = plan([SB, ptx_test], every={"ptx": get_model("ptx")})
-    assert [j.key for j in p.jobs] == [f"{os.path.normpath(ptx_test)}::ptx"]
+    p = plan([SB, GIN], every={"x86tso": get_model("x86tso")})
+    assert [j.key for j in p.jobs] == [f"{os.path.normpath(SB)}::x86tso"]
     (err,) = p.failed
-    assert err["key"] == f"{os.path.normpath(SB)}::all" and err["verdict"] == "Error"
-    assert "no model accepts test 'SB'" in err["reason"]
+    assert err["key"] == f"{os.path.normpath(GIN)}::all" and err["verdict"] == "Error"
+    assert "no model accepts test '01-MP+put+strongsig'" in err["reason"], err["reason"]
 
 
 @pytest.mark.parametrize("args", [["-m", "sc,x86tso"], ["-m", "sc", "-m", "x86tso"],
