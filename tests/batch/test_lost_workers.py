@@ -24,6 +24,10 @@ from typing import Any
 import dask
 import pytest
 
+# imported before any dask.config.set: distributed's defaults must be in the config by
+# then, or leaving the set's block would delete them with the keys it added
+from distributed import Client, LocalCluster
+
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.batch import Job, execute, run_batch, run_jobs
 from gdrcheck.batch.plan import plan
@@ -80,8 +84,6 @@ def test_a_nanny_the_cluster_closed_is_started_again(
     keeps Dask's behaviour (a lost-worker-timeout of 1 s here): the cluster closes the
     nanny in the middle of the restart, and the run starts a new one (its worker too
     takes 6 s) instead of waiting forever on a cluster of no worker."""
-    from distributed import Client, LocalCluster
-
     monkeypatch.setenv("GDRCHECK_TEST_START_DELAY", "6")
     p = plan(EIGHT, [ModelSpec("x86tso")])
     got: list[dict[str, Any]] = []
@@ -104,8 +106,6 @@ def test_jobs_of_a_cluster_left_without_workers_become_error_lines(tmp_path: Pat
     """A running cluster (--scheduler) whose workers all go and none comes back: after
     ``lost_after`` seconds without a worker the jobs not run are Error lines, the run
     ends (exit code 2)."""
-    from distributed import Client, LocalCluster
-
     out = tmp_path / "out.jsonl"
     files = sorted((Path(EIGHT[0]).parent).glob("*.litmus"))[:6]
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
