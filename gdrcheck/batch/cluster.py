@@ -218,7 +218,10 @@ def load_on_cluster(client: Any, files: Sequence[str],
     try:
         for part, fut in zip(slices, futures, strict=True):
             while not fut.done() and not workers.lost(time.monotonic()):
-                wait(fut, timeout=POLL)
+                try:
+                    wait(fut, timeout=POLL)
+                except TimeoutError:  # not yet: look at the workers again
+                    pass
             try:
                 got = fut.result(timeout=0) if fut.done() else loader(part)
             except Exception:  # noqa: BLE001 - a lost worker, a failed task: parse here
