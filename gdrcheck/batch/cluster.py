@@ -123,7 +123,7 @@ class _Workers:
         self.client = client
         self.lost_after = lost_after
         cluster = getattr(client, "cluster", None)
-        self.cluster = cluster if isinstance(cluster, SpecCluster) else None
+        self.cluster: Any = cluster if isinstance(cluster, SpecCluster) else None
         self.none_since: float | None = None
         self.looked = self.restored = float("-inf")
 
@@ -144,7 +144,8 @@ class _Workers:
         if cluster is None or now - self.restored < RESTORE_EVERY:
             return
         self.restored = now
-        cluster.loop.add_callback(_restore_nannies, cluster)
+        if cluster.loop is not None:  # None once the cluster is closed
+            cluster.loop.add_callback(_restore_nannies, cluster)
 
     def reason(self) -> str:
         return (f"not run: the cluster had no worker for {self.lost_after:g} s (its workers "
