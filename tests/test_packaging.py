@@ -8,9 +8,14 @@ the checkout, so that the checkout gets no build/ or egg-info), then the wheel f
 unpacked sdist. The build runs in this environment when it can (setuptools >= 68 with
 ``bdist_wheel``), else pip builds it in an isolated environment, fetching setuptools
 from the configured index as ``pip install .`` does. The virtualenv sees this
-environment's packages (``--system-site-packages``: z3, lark, click, rich, hypothesis)
-and gets only the wheel (``--no-deps``), so nothing is downloaded for it. About 15-30 s
-on the project machine (2 cores).
+environment's packages (z3, lark, click, rich, hypothesis, distributed) through a
+``.pth`` file that names this environment's site-packages directories, and gets only
+the wheel (``--no-deps``), so nothing is downloaded for it. Not
+``--system-site-packages``: from inside a virtualenv that gives the base interpreter's
+packages, not this environment's (issue 24: ``No module named 'lark'`` in a fresh
+virtualenv); and a ``.pth`` line only adds a directory to the path, so the ``.pth``
+files there (an editable install of the checkout) are not run. About 15-30 s on the
+project machine (2 cores).
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import venv
 import zipfile
@@ -72,6 +79,26 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
+def _site_dirs() -> list[str]:
+    """This environment's site-packages directories (a virtualenv's own, else the
+    interpreter's; the user's when Python reads it), where gdrcheck's dependencies
+    are."""
+    dirs = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+            *site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return [d for d in dict.fromkeys(dirs) if os.path.isdir(d)]
+
+
+def _see_this_environment(python: Path) -> None:
+    """Make the virtualenv of ``python`` import this environment's packages, after its
+    own (the wheel's gdrcheck comes first)."""
+    purelib = _run([str(python), "-c", "import sysconfig; "
+                    "print(sysconfig.get_paths()['purelib'])"], cwd=python.parent,
+                   env=_clean_env()).stdout.strip()
+    (Path(purelib) / "gdrcheck-test-deps.pth").write_text("\n".join(_site_dirs()) + "\n")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The sdist, the wheel built from it, and a virtualenv with the wheel installed."""
@@ -91,8 +118,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
           "-w", str(dist), str(sdist)], cwd=base, env=env)
     (wheel,) = dist.glob("gdrcheck-*.whl")
     env_dir = base / "venv"
-    venv.create(env_dir, system_site_packages=True, symlinks=True)
+    venv.create(env_dir, symlinks=True)
     python = env_dir / "bin" / "python"
+    _see_this_environment(python)
     _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
           "--force-reinstall", "--no-index", str(wheel)], cwd=base, env=env)
     elsewhere = base / "elsewhere"

@@ -29,7 +29,16 @@ What users rely on is kept:
   ``Unknown`` and its worker is restarted (a hung z3 call cannot be interrupted in its
   thread);
 - an exception in a job becomes an ``Error`` line (the other jobs of its chunk are
-  recorded normally).
+  recorded normally);
+- a run ends: no wait on the cluster is unbounded. The embedded cluster keeps its
+  workers: Dask's SpecCluster closes, for good, a nanny whose worker has not registered
+  again within ``distributed.deploy.lost-worker-timeout`` (15 s), and a worker's restart
+  under CPU contention takes longer than that (25 s measured on 2 cores with 4 busy
+  processes), which left a run with no worker and its jobs queued forever; the embedded
+  cluster gets :data:`LOST_WORKER_TIMEOUT` instead, and a nanny it closes anyway is
+  started again (:class:`_Workers`). A cluster with no worker for :data:`LOST_AFTER`
+  seconds (a ``--scheduler`` whose workers all left, say) gets an ``Error`` line for each
+  job not run, and the run ends.
 """
 
 from __future__ import annotations
@@ -62,21 +71,102 @@ chunks to finish keep few workers busy)."""
 LOADS_PER_THREAD = 4
 """Parse tasks per worker thread when the files are parsed on the cluster."""
 
+LOST_AFTER = 120.0
+"""Seconds a run waits while its cluster has no worker at all (every worker died and
+none has come back yet) before the jobs not run become ``Error`` lines and the run ends.
+A worker's restart took 25 s on a 2-core machine with 4 busy processes."""
+
+LOST_WORKER_TIMEOUT = "1h"
+"""``distributed.deploy.lost-worker-timeout`` of the embedded cluster: how long it waits
+for a dead worker's nanny to bring it back before closing the nanny (Dask's 15 s is
+shorter than a restart on a loaded machine)."""
+
+RESTART_TIMEOUT = 60.0
+"""Seconds the scheduler is given to kill the worker of an overdue job (its nanny then
+starts a new one; the run does not wait for it)."""
+
+RESTORE_EVERY = 1.0
+"""Seconds between two looks at the embedded cluster's nannies."""
+
 
 @contextmanager
-def dask_client(workers: int, scheduler: str | None = None) -> Iterator[Any]:
+def dask_client(workers: int, scheduler: str | None = None, warm: Sequence[str] = ()
+                ) -> Iterator[Any]:
     """A client of the cluster at ``scheduler``, else of an embedded LocalCluster with
-    ``workers`` single-threaded worker processes."""
+    ``workers`` single-threaded worker processes, each of which imports the modules of
+    ``warm`` and checks a small test before it takes a job
+    (:mod:`gdrcheck.batch.warm`)."""
+    import dask
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
         with Client(scheduler, timeout="30s") as client:
             yield client
         return
-    with LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+    preload = [*dask.config.get("distributed.worker.preload", []), "gdrcheck.batch.warm"]
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": LOST_WORKER_TIMEOUT}), \
+            LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                         dashboard_address=None, silence_logs=logging.ERROR,
+                         preload=preload, env={"GDRCHECK_WARM": ",".join(warm)}) as cluster, \
             Client(cluster) as client:
         yield client
+
+
+class _Workers:
+    """The cluster's workers, looked at while a run waits on it: a nanny that the
+    embedded cluster closed (its ``worker_spec`` still names it) is started again, and
+    :meth:`lost` says when the cluster has had no worker for ``lost_after`` seconds."""
+
+    def __init__(self, client: Any, lost_after: float) -> None:
+        from distributed import SpecCluster
+
+        self.client = client
+        self.lost_after = lost_after
+        cluster = getattr(client, "cluster", None)
+        self.cluster: Any = cluster if isinstance(cluster, SpecCluster) else None
+        self.none_since: float | None = None
+        self.looked = self.restored = float("-inf")
+
+    def lost(self, now: float) -> bool:
+        """Whether the cluster has had no worker for ``lost_after`` seconds (looked at
+        every :data:`POLL` seconds at most)."""
+        if now - self.looked >= POLL:
+            self.looked = now
+            self._restore(now)
+            if self.client.nthreads():
+                self.none_since = None
+            elif self.none_since is None:
+                self.none_since = now
+        return self.none_since is not None and now - self.none_since >= self.lost_after
+
+    def _restore(self, now: float) -> None:
+        cluster = self.cluster
+        if cluster is None or now - self.restored < RESTORE_EVERY:
+            return
+        self.restored = now
+        if cluster.loop is not None:  # None once the cluster is closed
+            cluster.loop.add_callback(_restore_nannies, cluster)
+
+    def reason(self) -> str:
+        return (f"not run: the cluster had no worker for {self.lost_after:g} s (its workers "
+                "died or left and none came back)")
+
+
+def _restore_nannies(cluster: Any) -> None:
+    """Start again the nannies of ``cluster`` (a SpecCluster) that are gone: closed by
+    the cluster (lost-worker-timeout) or closed by themselves (a worker that failed to
+    start again). Runs in the cluster's event loop."""
+    from distributed.core import Status
+
+    if cluster.status not in (Status.running, Status.created):
+        return
+    for name, nanny in list(cluster.workers.items()):
+        if nanny.status in (Status.closed, Status.failed):
+            del cluster.workers[name]
+    # a name still registered is a worker on its way out: its nanny cannot start yet
+    registered = {w.get("name") for w in cluster.scheduler_info.get("workers", {}).values()}
+    if set(cluster.worker_spec) - set(cluster.workers) - registered:
+        cluster.scale(len(cluster.worker_spec))  # starts the nannies it lacks
 
 
 def chunk_size(jobs: int, threads: int) -> int:
@@ -106,14 +196,17 @@ def run_chunk(job_fn: JobFn, jobs: Sequence[Job]) -> list[Record | Raised]:
 
 
 def load_on_cluster(client: Any, files: Sequence[str],
-                    loader: Callable[[Sequence[str]], list[Loaded]] = load_files
-                    ) -> list[Loaded]:
+                    loader: Callable[[Sequence[str]], list[Loaded]] = load_files,
+                    lost_after: float = LOST_AFTER) -> list[Loaded]:
     """Parse ``files`` on the cluster's workers (the planning of a large run): about
     :data:`LOADS_PER_THREAD` tasks per worker thread (a cluster of one thread: here), each
     ``loader`` (by default
     :func:`load_files`) of a slice, the tests pickled back. A slice whose task fails (its
     worker died, say) is parsed here by ``loader``, so the answer is always ``loader``'s
-    own."""
+    own. A cluster with no worker for ``lost_after`` seconds: the slices not parsed yet
+    are parsed here."""
+    from distributed import wait
+
     threads = sum(client.nthreads().values())
     if threads < 2:  # one worker thread parses no faster than the driver
         return loader(files)
@@ -122,10 +215,16 @@ def load_on_cluster(client: Any, files: Sequence[str],
     futures = [client.submit(loader, part, key=f"gdrcheck-load-{i}-{part[0]}", pure=False)
                for i, part in enumerate(slices)]
     out: list[Loaded] = []
+    workers = _Workers(client, lost_after)
     try:
         for part, fut in zip(slices, futures, strict=True):
+            while not fut.done() and not workers.lost(time.monotonic()):
+                try:
+                    wait(fut, timeout=POLL)
+                except TimeoutError:  # not yet: look at the workers again
+                    pass
             try:
-                got = fut.result()
+                got = fut.result(timeout=0) if fut.done() else loader(part)
             except Exception:  # noqa: BLE001 - a lost worker, a failed task: parse here
                 got = loader(part)
             if not isinstance(got, list) or len(got) != len(part):
@@ -203,10 +302,11 @@ def _serial(key: str) -> int:
 def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record], None], *,
                    tests: dict[str, A.Test | None] | None = None,
                    kill_after: float | None = None, job_fn: JobFn,
-                   chunk: int | None = None) -> None:
+                   chunk: int | None = None, lost_after: float = LOST_AFTER) -> None:
     """Run ``jobs`` on the cluster of ``client``, calling ``on_record`` with each record
     as its chunk finishes. ``chunk``: jobs per task (default :func:`chunk_size` for the
-    cluster's worker threads)."""
+    cluster's worker threads). After ``lost_after`` seconds with no worker in the
+    cluster, each job not run yet gets an ``Error`` line and the run ends."""
     tests = tests or {}
     if chunk is None:
         chunk = chunk_size(len(jobs), sum(client.nthreads().values()))
@@ -218,9 +318,13 @@ def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record
     # pending future at each step was quadratic, and one result fetched at a time,
     # synchronously, capped the run's throughput whatever the number of workers)
     clock = _Clock(client)
+    workers = _Workers(client, lost_after)
     pending = tasks.pending
     try:
         while pending:
+            if workers.lost(time.monotonic()):
+                _give_up(tasks, workers.reason(), tests, on_record)
+                break
             deadline = time.monotonic() + POLL
             while not tasks.done.has_ready() and time.monotonic() < deadline:
                 time.sleep(WAKE)
@@ -234,6 +338,15 @@ def run_on_cluster(jobs: Sequence[Job], client: Any, on_record: Callable[[Record
     finally:
         if pending:  # interrupted: the jobs not written are redone by a rerun
             client.cancel(list(pending), force=True)
+
+
+def _give_up(tasks: _Tasks, reason: str, tests: dict[str, A.Test | None],
+             on_record: Callable[[Record], None]) -> None:
+    """An Error line for each job not run yet (the cluster has no worker)."""
+    tasks.client.cancel(list(tasks.pending), force=True)
+    for fut in list(tasks.pending):
+        for job in tasks.pending.pop(fut):
+            on_record(error_record(job, reason, tests.get(job.key)))
 
 
 def _finished(tasks: _Tasks, fut: Any, result: Any, chunk: list[Job],
@@ -257,6 +370,16 @@ def _finished(tasks: _Tasks, fut: Any, result: Any, chunk: list[Job],
                                tests.get(job.key)))
     else:
         on_record(error_record(job, f"{type(exc).__name__}: {exc}", tests.get(job.key)))
+
+
+def _restart(client: Any, workers: list[str]) -> None:
+    """Kill ``workers`` (their nannies start new ones), waiting at most
+    :data:`RESTART_TIMEOUT` seconds for them to go and not at all for the new ones to
+    come (``Client.restart_workers`` waits for them: 25 s a worker on a loaded machine,
+    during which no record would be written and every other job's clock would run)."""
+    client.sync(client.scheduler.restart_workers, workers=workers, timeout=RESTART_TIMEOUT,
+                wait_for_workers=False, on_error="return",
+                stimulus_id=f"gdrcheck-kill-after-{time.time()}")
 
 
 def chunk_budget(chunk: Sequence[Job], kill_after: float) -> float:
@@ -291,7 +414,7 @@ def _kill_overdue(tasks: _Tasks, clock: _Clock, kill_after: float,
     if not overdue:
         return
     tasks.client.cancel([fut for fut, _ in overdue], force=True)
-    tasks.client.restart_workers(sorted({w for _, w in overdue}), raise_for_error=False)
+    _restart(tasks.client, sorted({w for _, w in overdue}))
     for fut, _ in overdue:
         chunk = pending.pop(fut)
         if len(chunk) > 1:  # after the restart: its jobs go to workers that answer

@@ -80,6 +80,18 @@ def _expect(test: A.Test | None, model: str, verdict: str | None, vacuous: bool 
     return None if want is None else {"verdict": want, "met": want == verdict and not vacuous}
 
 
+def rechecked(rec: Record, test: A.Test | None) -> Record:
+    """A record read back from a results file, its ``expect`` computed again from its
+    verdict and the test's ``Expect=`` line as it is now (the stored one is not trusted:
+    the file may have been edited, or the test since)."""
+    if test is None:
+        return rec
+    verdict = rec.get("verdict")
+    return {**rec, "expect": _expect(test, str(rec.get("model")),
+                                     None if verdict == "Error" else verdict,
+                                     bool(rec.get("vacuous")))}
+
+
 def execute(job: Job) -> Record:
     """Check one job; bad input gives an error record (never an exception)."""
     start = time.perf_counter()

@@ -9,11 +9,11 @@ workers, docs/performance.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gdrcheck.analysis.models import ModelSpec, expected_specs
+from gdrcheck.analysis.models import ALL, LoadedModel, ModelSpec, all_runs, expected_specs
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.analysis.suite import litmus_files
 from gdrcheck.batch.jobs import ANY_MODEL, Job, Record, error_record, job_key
@@ -64,22 +64,27 @@ def load_files(files: Sequence[str]) -> list[Loaded]:
 
 def plan(paths: Iterable[str | Path], models: Sequence[ModelSpec] | None = None,
          variants: Sequence[str] = (), options: CheckOptions = DEFAULT_OPTIONS,
-         load: Loader = load_files) -> Plan:
+         load: Loader = load_files, every: Mapping[str, LoadedModel] | None = None
+         ) -> Plan:
     """The jobs: every file of ``paths`` under each of ``models`` (default: the models
     of its Expect= line, else its dialect's default model), with ``variants`` added.
-    ``load`` parses the files (default: here, one after the other)."""
-    return plan_files(litmus_files(paths), models, variants, options, load)
+    ``every`` (``--model all``: the loaded models): each file under every one of them
+    that accepts it, with those of ``variants`` it has (as ``gdrcheck check -m all``); a
+    file that none accepts is an error line (model ``all``). ``load`` parses the files
+    (default: here, one after the other)."""
+    return plan_files(litmus_files(paths), models, variants, options, load, every)
 
 
 def plan_files(files: Sequence[str], models: Sequence[ModelSpec] | None = None,
                variants: Sequence[str] = (), options: CheckOptions = DEFAULT_OPTIONS,
-               load: Loader = load_files) -> Plan:
+               load: Loader = load_files, every: Mapping[str, LoadedModel] | None = None
+               ) -> Plan:
     """:func:`plan` of ``files`` (as :func:`gdrcheck.analysis.suite.litmus_files` gives
     them)."""
     out = Plan()
 
     def job(file: str, spec: ModelSpec) -> Job:
-        m = str(spec.with_variants(variants))
+        m = str(spec if every is not None else spec.with_variants(variants))
         return Job(job_key(file, m), file, m, options)
 
     loaded = load(files)
@@ -88,13 +93,24 @@ def plan_files(files: Sequence[str], models: Sequence[ModelSpec] | None = None,
     for file, test in zip(files, loaded, strict=True):
         if isinstance(test, str):
             # A file that cannot be read or parsed is an Error line; the run goes on.
-            for spec in models or [ModelSpec(ANY_MODEL)]:
+            for spec in models or [ModelSpec(ALL if every is not None else ANY_MODEL)]:
                 j = job(file, spec)
                 if j.key not in out.tests:
                     out.tests[j.key] = None
                     out.failed.append(error_record(j, test))
             continue
-        specs = list(models) if models else expected_specs(test)
+        if every is not None:
+            try:
+                specs = [spec for spec, _ in all_runs(test, dict(every), variants)]
+            except InputError as err:  # no model accepts the test
+                j = job(file, ModelSpec(ALL))
+                if j.key not in out.tests:
+                    out.tests[j.key] = test
+                    out.failed.append(error_record(j, err.with_context(file, None).render(),
+                                                   test))
+                continue
+        else:
+            specs = list(models) if models else expected_specs(test)
         for spec in specs:
             j = job(file, spec)
             if j.key not in out.tests:

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--model", "-m", help="Models, comma separated (NAME or NAME+VARIANT+...). "
+@click.option("--model", "-m", "model", multiple=True,
+              help="Models, comma separated or repeated (NAME or NAME+VARIANT+...); 'all' "
+              "(or all+VARIANT) for every model that accepts each file, as in check. "
               "Default: for each file, the models of its Expect= lines, else its dialect's "
               "default model.")
 @click.option("--variant", "variants", multiple=True, help="Variants added to every model, "
@@ -60,7 +62,7 @@ if TYPE_CHECKING:
 @engine_option
 @states_option("List every final state in the records.")
 @unroll_option
-def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
+def run(paths: tuple[str, ...], model: tuple[str, ...], variants: tuple[str, ...],
         jobs: int | None, scheduler: str | None, results: Path, timeout: float | None,
         kill_after: float | None,
         junit: Path | None, include_dirs: tuple[str, ...], engine: str, states: bool,
@@ -73,20 +75,35 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
     Liveness= entry is met, 1 when one is not (or a job expected to answer is Unknown),
     2 when a job could not be checked (Error lines) or on bad options.
     """
-    from gdrcheck.analysis.models import ModelSpec
-    from gdrcheck.batch import run_batch
+    from gdrcheck.analysis.models import ModelSpec, load_models, parse_all
+    from gdrcheck.batch import NotResults, run_batch
     from gdrcheck.litmus.library import is_library_name, resolve
     from gdrcheck.report.batch import problem_lines, summary_table
     from gdrcheck.report.junit import write_junit
 
+    names = split(model)
+    every = None
+    variant_list = split(variants)
+    bad_models = False
     try:
-        models = [ModelSpec.parse(m) for m in split([model])] if model else None
+        all_variants = parse_all(",".join(names)) if names else None
+        models = None if all_variants is not None else \
+            [ModelSpec.parse(m) for m in names] or None
     except InputError as err:
         click.echo(err.message, err=True)
         sys.exit(2)
-    if models and any(m.name == "all" for m in models):
-        click.echo("gdrcheck run does not take --model all: name the models", err=True)
-        sys.exit(2)
+    if all_variants is not None:  # --model all: every model that accepts each file
+        every, load_errors = load_models(include_dirs)
+        for load_err in load_errors:
+            click.echo(load_err.render(), err=True)
+            bad_models = True
+        variant_list = list(dict.fromkeys([*all_variants, *variant_list]))
+        known = set().union(*(m.variant_names for m in every.values()))
+        unknown = [v for v in variant_list if v not in known]
+        if unknown:
+            click.echo(f"no model has variant {', '.join(unknown)} (variants: "
+                       f"{', '.join(sorted(known)) or 'none'})", err=True)
+            sys.exit(2)
     if kill_after is None and timeout is not None:
         kill_after = 10 * timeout + 30
     workers = (os.cpu_count() or 1) if jobs is None else jobs
@@ -116,7 +133,7 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
 
     try:
         report = run_batch([p for p in paths if p not in missing], results, models=models,
-                           variants=split(variants), workers=workers,
+                           variants=variant_list, workers=workers, every=every,
                            options=check_options(engine=engine, timeout=timeout,
                                                  unroll=unroll, include_dirs=include_dirs,
                                                  states=states),
@@ -128,6 +145,11 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
         click.echo(f"interrupted: the finished jobs are in {results}; rerun to resume",
                    err=True)
         sys.exit(130)
+    except NotResults as err:
+        if progress is not None:
+            progress.stop()
+        click.echo(err.message, err=True)
+        sys.exit(2)
     except OSError as err:
         if progress is not None:
             progress.stop()
@@ -148,12 +170,14 @@ def run(paths: tuple[str, ...], model: str | None, variants: tuple[str, ...],
     if html_dir is not None:
         from gdrcheck.report.html import write_html_report
 
-        index = write_html_report(report.records, report.tests, html_dir, split(variants),
+        # with --model all, each record's model already has the variants it takes
+        index = write_html_report(report.records, report.tests, html_dir,
+                                  variant_list if every is None else (),
                                   check_options(engine=engine, timeout=timeout, unroll=unroll,
                                                 include_dirs=include_dirs, states=False))
         click.echo(f"HTML report: {index}", err=True)
     code = report.exit_code
-    if missing:
+    if missing or bad_models:
         code = 2
     sys.exit(code)
 

@@ -341,6 +341,7 @@ def test_check_explain_option() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # the whole library under every model: past the suite's 300 s
 def test_every_forbidden_outcome_of_the_library_gets_a_cycle() -> None:
     models, _ = load_models()
     for path in litmus_files([ROOT / "litmus"]):

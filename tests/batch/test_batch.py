@@ -145,7 +145,7 @@ def test_timeout_gives_unknown_and_exit_1(tmp_path: Path, line_validator: Any) -
 def test_bad_options_exit_2(tmp_path: Path) -> None:
     out = str(tmp_path / "out.jsonl")
     assert cli(str(SB), "--model", "x86tso+", "--results", out)[0] == 2
-    assert cli(str(SB), "--model", "all", "--results", out)[0] == 2
+    assert cli(str(SB), "--model", "all,sc", "--results", out)[0] == 2  # all, or names
     code, _, stderr = cli(str(tmp_path / "nothere"), str(SB), "--jobs", "0", "--results", out)
     assert code == 2 and "nothere: no such file or directory" in stderr
     assert len(lines_of(Path(out))) == 2  # SB still ran
@@ -203,10 +203,15 @@ def crashing_job(job: Job) -> dict[str, Any]:
     return execute(job)
 
 
+HANG = 3600.0
+"""How long hanging_job sleeps on MP: far longer than a run that kills it may take on a
+loaded machine (starting a cluster of two workers took 23 s at a load of 10 on 2 cores)."""
+
+
 def hanging_job(job: Job) -> dict[str, Any]:
     """A job function that never answers on MP."""
     if "MP.litmus" in job.key:
-        time.sleep(120)
+        time.sleep(HANG)
     return execute(job)
 
 
@@ -239,7 +244,7 @@ def test_a_hung_worker_is_killed_and_gives_unknown(tmp_path: Path, line_validato
     start = time.monotonic()
     report = run_batch([SB, MP], out, models=[ModelSpec("x86tso")], workers=2,
                        kill_after=1.0, job_fn=hanging_job)
-    assert time.monotonic() - start < 30
+    assert time.monotonic() - start < HANG / 15
     recs = {r["key"]: r for r in lines_of(out)}
     for rec in recs.values():
         line_validator.validate(rec)
@@ -370,7 +375,7 @@ def test_a_hung_job_inside_a_chunk_gives_unknown_alone(tmp_path: Path, line_vali
     start = time.monotonic()
     report = run_batch(EIGHT, out, models=[ModelSpec("x86tso")], workers=2, chunk=4,
                        kill_after=1.0, job_fn=hanging_job)
-    assert time.monotonic() - start < 40
+    assert time.monotonic() - start < HANG / 15
     recs = {r["key"]: r for r in lines_of(out)}
     assert set(recs) == {f"{os.path.normpath(f)}::x86tso" for f in EIGHT}
     for rec in recs.values():
