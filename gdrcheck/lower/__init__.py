@@ -145,6 +145,8 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
         build_thread(b, th.index, place, len(instrs), step, init_regs.get(th.index, {}), unroll,
                      tick, {i: g for (t, i), g in guards.items() if t == th.index})
 
+    if test.arch == "PTX":
+        ptx.grid_dependencies(b, test)  # programmatic dependent launch (format: grid N)
     return _program(test, b, locations, init_values, unroll, cond_names)
 
 
@@ -330,6 +332,7 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
                      unroll, tick, {i: g for (t, i), g in guards.items() if t == th.index})
 
     host.kernel_boundaries(b, host_state)
+    ptx.grid_dependencies(b, test)
 
     # Locations: every one an event touches, then those the condition names.
     locations: list[str] = []
