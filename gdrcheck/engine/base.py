@@ -52,6 +52,8 @@ TAGS = (
     # PTX 7.5+ proxies, shared memory, mbarriers (gdrcheck/lower/ptx.py)
     "SUR", "TEX", "CON", "SHARED", "PFALIAS", "PFSUR", "PFTEX", "PFCON", "PFASYNC",
     "PFSHARED", "PFGLOBAL", "PFIMPLICIT", "MBAR", "MBARRIVE", "MBWAIT", "MBCTX",
+    # mbarrier.init and its fence; griddepcontrol (gdrcheck/lower/ptx.py)
+    "MBINIT", "MBINITF", "GDWAIT", "GDLAUNCH",
     # the read half of an atomic reduction (red, multimem.red): no acquire pattern (§8.8)
     "RED",
     # multimem per-copy events (gdrcheck/lower/multimem.py)
@@ -281,6 +283,7 @@ def static_env(prog: Program, ex: dict[int, Formula],
     env["kstart"] = RelV({})  # kernel boundaries (lower/host.py), empty without them
     env["kend"] = RelV({})
     env["mmi"] = RelV({})  # multimem: events of different copies of one instruction
+    env["gdw"] = RelV({})  # grid dependencies (lower/ptx.py), empty without grids
     for name, pairs in prog.relations.items():  # a dialect's own static relations
         env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})

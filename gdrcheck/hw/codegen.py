@@ -370,6 +370,11 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
     (issue 7)."""
     if test.arch not in ("PTX", "GIN"):
         raise UnsupportedError(f"gdrcheck hw runs PTX tests, not {test.arch}", test.path)
+    if any(th.placement.grid for th in test.threads):
+        raise UnsupportedError(
+            "the test places threads in several grids of a stream (programmatic dependent "
+            "launch, docs/ptx-pdl-mbarrier.md): hw run launches one kernel per GPU",
+            test.path)
     gpus = {th.placement.gpu for th in test.threads} - {None}
     if not stand_in and not multi_gpu and (test.arch == "GIN" or len(gpus) > 1):
         raise UnsupportedError(

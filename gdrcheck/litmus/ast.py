@@ -252,11 +252,34 @@ class PtxMbarWait:
 
 
 @dataclass(frozen=True)
+class PtxMbarInit:
+    """``mbarrier.init{.shared{::cta}}.b64 mb{, N}``: initialise the CTA's copy of ``mb``
+    (phase 0, ``N`` expected arrivals: the count of its declaration; PTX ISA
+    §9.7.13.15.9). A declared mbarrier that some thread initialises is uninitialised
+    until then (docs/ptx-pdl-mbarrier.md)."""
+
+    mbar: LocRef
+    count: int | None = None  # as written; the declaration's count when omitted
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxGridDep:
+    """``griddepcontrol.launch_dependents`` / ``griddepcontrol.wait`` (PTX ISA
+    §9.7.13.13): programmatic dependent launch between the grids of one stream
+    (placement ``grid N``; docs/ptx-pdl-mbarrier.md)."""
+
+    action: Literal["launch_dependents", "wait"]
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
 class PtxFence:
     """``fence.sc.gpu``, ``fence.acq_rel.cta``, ``membar.gl`` (== fence.sc.gpu),
     ``fence.proxy.async`` (kind="proxy.async", scope None)."""
 
     kind: str  # "sc" | "acq_rel" | "acquire" | "release" | "proxy.<name>"
+    #            | "mbarrier_init.release.cluster" (PTX ISA §9.7.13.4, .op_restrict)
     scope: Scope | None
     pos: Pos = _pos()
 
@@ -358,7 +381,7 @@ MultimemInstr = MultimemStore | MultimemRed | MultimemLdReduce
 PtxInstr = (
     PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
     | PtxAsyncStore | PtxAsyncWait | PtxBulkLoad | PtxBulkStore | PtxBulkCommit | PtxMbarArrive
-    | PtxMbarWait | MultimemStore | MultimemRed | MultimemLdReduce
+    | PtxMbarWait | PtxMbarInit | PtxGridDep | MultimemStore | MultimemRed | MultimemLdReduce
 )
 
 
@@ -603,6 +626,7 @@ class Placement:
     node: int | None = None
     host: bool = False
     launched: bool = False  # a GPU thread started by a host's cuda.launch (§6.3)
+    grid: int | None = None  # the N-th kernel of one stream, launched with PDL (None: 0)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ The features are the words of the cat pragma (gdrcheck.cat.loader.FEATURES):
 - ``PTX75``: what the PTX 7.5+ mixed-proxy model describes and PTX 6.0 does not: a
   virtual alias or a shared-memory / mbarrier declaration, a surface, texture or
   constant access, a proxy fence other than ``fence.proxy.async``, a TMA load or
-  store, a bulk-group commit, an mbarrier operation (docs/litmus-format.md §7, §6.1);
+  store, a bulk-group commit, an mbarrier operation (``mbarrier.init`` and
+  ``fence.mbarrier_init`` too), ``griddepcontrol`` (docs/litmus-format.md §7, §6.1;
+  docs/ptx-pdl-mbarrier.md);
 - ``MULTIMEM``: a multicast object (``multicast M = ...``) or a ``multimem.*`` access
   of one (docs/litmus-format.md §11);
 - ``GIN``: a ``gin.*`` call;
@@ -26,7 +28,8 @@ _GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinFlushAsync, A.GinWaitRequest, A.
         A.GinWait, A.GinRead, A.GinReset, A.GinBarrier)
 
 
-_PTX75 = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxBulkCommit, A.PtxMbarArrive, A.PtxMbarWait)
+_PTX75 = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxBulkCommit, A.PtxMbarArrive, A.PtxMbarWait,
+          A.PtxMbarInit, A.PtxGridDep)
 _PTX75_DECLS = (A.AliasDecl, A.SharedDecl, A.MbarrierDecl)
 _MULTIMEM = (A.MultimemStore, A.MultimemRed, A.MultimemLdReduce)
 
@@ -45,8 +48,9 @@ def instr_feature(instr: A.Instr) -> str | None:
         return "PTX75"
     if isinstance(instr, (A.PtxLoad, A.PtxStore)) and instr.proxy != "generic":
         return "PTX75"
-    if isinstance(instr, A.PtxFence) and instr.kind.startswith("proxy.") and not \
-            instr.kind.startswith("proxy.async"):
+    if isinstance(instr, A.PtxFence) and (instr.kind.startswith("proxy.") and not
+                                          instr.kind.startswith("proxy.async")
+                                          or instr.kind.startswith("mbarrier_init")):
         return "PTX75"
     if isinstance(instr, A.ShmemCall):
         return "SHMEM"
@@ -68,6 +72,8 @@ def test_features(test: A.Test) -> frozenset[str]:
         out.add("PTX75")
     if any(isinstance(item, A.MulticastDecl) for item in test.init):
         out.add("MULTIMEM")
+    if any(t.placement.grid for t in test.threads):
+        out.add("PTX75")  # grids of a stream: programmatic dependent launch
     for thread in test.threads:
         for instr in thread.instrs:
             if test.arch == "X86":

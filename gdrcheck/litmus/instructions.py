@@ -51,8 +51,10 @@ from gdrcheck.litmus.ast import (
     PtxBulkLoad,
     PtxBulkStore,
     PtxFence,
+    PtxGridDep,
     PtxLoad,
     PtxMbarArrive,
+    PtxMbarInit,
     PtxMbarWait,
     PtxRed,
     PtxStore,
@@ -414,7 +416,8 @@ MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
 # Qualifiers accepted and dropped: the (default) global state space and integer types.
 _IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
 _PTX_KNOWN = ("ld, st, suld, sust, tld, ld.const (cold), atom, red, cp.async.bulk, mbarrier, "
-              "multimem, fence, membar, bar, barrier, branches, goto and register ops")
+              "multimem, fence, membar, bar, barrier, griddepcontrol, branches, goto and "
+              "register ops")
 # fence.proxy.<kind>: the proxy kinds of the PTX ISA (the membar/fence instruction: .alias,
 # .async{.global|.shared::cta|.shared::cluster}) and of the mixed-proxy paper / Dartagnan's
 # PTX 7.5 tests (.surface, .texture, .constant).
@@ -663,8 +666,27 @@ class _Builder:
             return PtxMbarWait(self._mbar(cell.operands[0]),
                                cast(Literal["acquire", "relaxed"], q.get("semantics", "acquire")),
                                cell.pos)
+        if op == "init":
+            # PTX ISA §9.7.13.15.9: mbarrier.init{.shared{::cta}}.b64 [addr], count
+            _qualifiers(cell, parts, {"state space": _SHARED_QUALS}, base=2)
+            _arity(cell, 1, 2, "mbarrier.init mb{, N}")
+            mbar = self._mbar(cell.operands[0])
+            count: int | None = None
+            if len(cell.operands) == 2:
+                count = _int(cell.operands[1], "an arrival count")
+            return PtxMbarInit(mbar, count, cell.pos)
         _fail(f"unknown instruction {cell.mnemonic!r} (expected mbarrier.arrive, "
-              "mbarrier.arrive.expect_tx or mbarrier.wait)", cell.pos)
+              "mbarrier.arrive.expect_tx, mbarrier.wait or mbarrier.init)", cell.pos)
+
+    # ---- programmatic dependent launch (PTX ISA §9.7.13.13; docs/ptx-pdl-mbarrier.md)
+
+    def ptx_griddepcontrol(self, cell: Cell, parts: list[str]) -> Instr:
+        action = ".".join(parts[1:])
+        if action not in ("launch_dependents", "wait"):
+            _fail(f"unknown instruction {cell.mnemonic!r} (expected "
+                  "griddepcontrol.launch_dependents or griddepcontrol.wait)", cell.pos)
+        _arity(cell, 0, 0, f"griddepcontrol.{action}")
+        return PtxGridDep(cast(Literal["launch_dependents", "wait"], action), cell.pos)
 
     # ---- multimem (docs/litmus-format.md §11; PTX ISA §9.7.9.14)
 
@@ -743,6 +765,13 @@ class _Builder:
 
     def ptx_fence(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 0, 0, "fence.sem.scope")
+        if len(parts) > 1 and parts[1] == "mbarrier_init":
+            # PTX ISA §9.7.13.4: fence.op_restrict.release.cluster, .op_restrict = .mbarrier_init
+            if parts[2:] != ["release", "cluster"]:
+                _fail(f"'{cell.mnemonic}': the mbarrier-init fence is "
+                      "fence.mbarrier_init.release.cluster (PTX ISA: .release and .cluster "
+                      "only)", cell.pos)
+            return PtxFence("mbarrier_init.release.cluster", None, cell.pos)
         if len(parts) > 1 and parts[1] == "proxy":
             kind = ".".join(parts[2:])
             if not kind or not all(parts[2:]):
@@ -1219,6 +1248,29 @@ def check_host_threads(threads: Sequence[Thread]) -> None:
         if t.placement.launched and t.index not in launched_by:
             _fail(f"P{t.index} is declared 'launched' but no host thread launches it "
                   f"(add cuda.launch P{t.index})", t.pos)
+    _check_grids(threads)
+
+
+def _check_grids(threads: Sequence[Thread]) -> None:
+    """The grids of a stream (placement ``grid N``, docs/ptx-pdl-mbarrier.md) run on one
+    GPU and share no CTA."""
+    if not any(t.placement.grid for t in threads):
+        return
+    gpus = {t.placement.gpu or 0 for t in threads if not t.placement.host}
+    if len(gpus) > 1:
+        t = next(t for t in threads if t.placement.grid)
+        _fail(f"P{t.index} is in grid {t.placement.grid}: the grids of one stream run on one "
+              f"GPU, but the test places GPU threads on GPUs {sorted(gpus)}", t.pos)
+    owner: dict[int, tuple[int, int]] = {}  # cta -> (its grid, the first thread placed there)
+    for t in threads:
+        if t.placement.host:
+            continue
+        cta, grid = t.placement.cta or 0, t.placement.grid or 0
+        first = owner.setdefault(cta, (grid, t.index))
+        if first[0] != grid:
+            _fail(f"P{t.index} (grid {grid}) and P{first[1]} (grid {first[0]}) are both in "
+                  f"cta {cta}: a CTA belongs to one grid (number the CTAs of each grid apart)",
+                  t.pos)
 
 
 def build_thread(cells: Sequence[Cell], ctx: ThreadContext) -> tuple[Instr, ...]:

@@ -76,7 +76,7 @@ _NESTED_RE = re.compile(r"\(\*|\*\)")
 _BRACE_RE = re.compile(r"[{}]")
 _COND_START_RE = re.compile(r"(?:~\s*exists|exists|forall|locations|filter)\b")
 _HEADER_RE = re.compile(r"P([0-9]+)[ \t]*(?:@(.*))?", re.S)
-_PLACEMENT_RE = re.compile(r"(cta|gpu|node)[ \t]+([0-9]+)|host|launched")
+_PLACEMENT_RE = re.compile(r"(cta|gpu|node|grid)[ \t]+([0-9]+)|host|launched")
 _THREAD_RE = re.compile(r"P([0-9]+)")
 _MODEL_RE = re.compile(r"[a-z0-9-]+")
 _VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
@@ -411,7 +411,7 @@ class _Parser:
             pm = _PLACEMENT_RE.fullmatch(word)
             if pm is None:
                 _fail(f"unknown placement {word!r} in the header of P{index} (expected "
-                      "'cta N', 'gpu N', 'node N', 'host' or 'launched')", at)
+                      "'cta N', 'gpu N', 'node N', 'grid N', 'host' or 'launched')", at)
             key = pm.group(1) or pm.group(0)
             if pm.group(2):
                 _check_digits(pm.group(2), at)
@@ -423,9 +423,12 @@ class _Parser:
         if "launched" in fields and ("host" in fields or "gpu" not in fields):
             _fail(f"'launched' marks a GPU thread started by a host's cuda.launch: P{index} "
                   "needs a gpu and cannot be a host thread", pos)
+        if "grid" in fields and "host" in fields:
+            _fail(f"host thread P{index} cannot belong to a grid ('grid N' places a GPU "
+                  "thread in the N-th kernel of a stream)", pos)
         placement = Placement(
             cta=fields.get("cta"), gpu=fields.get("gpu"), node=fields.get("node"),
-            host="host" in fields, launched="launched" in fields,
+            host="host" in fields, launched="launched" in fields, grid=fields.get("grid"),
         )
         return index, placement, pos
 

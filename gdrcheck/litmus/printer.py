@@ -62,8 +62,10 @@ from gdrcheck.litmus.ast import (
     PtxBulkLoad,
     PtxBulkStore,
     PtxFence,
+    PtxGridDep,
     PtxLoad,
     PtxMbarArrive,
+    PtxMbarInit,
     PtxMbarWait,
     PtxRed,
     PtxStore,
@@ -150,6 +152,8 @@ def placement(p: Placement) -> str:
         value = getattr(p, key)
         if value is not None:
             items.append(f"{key} {value}")
+    if p.grid is not None:
+        items.append(f"grid {p.grid}")
     if p.launched:
         items.append("launched")
     return ",".join(items)
@@ -248,6 +252,10 @@ def instr(i: Instr) -> str:
         return f"mbarrier.arrive.{i.sem}.cta {i.mbar}"
     if isinstance(i, PtxMbarWait):
         return f"mbarrier.wait.{i.sem}.cta {i.mbar}"
+    if isinstance(i, PtxMbarInit):
+        return f"mbarrier.init {i.mbar}" + (f", {i.count}" if i.count is not None else "")
+    if isinstance(i, PtxGridDep):
+        return f"griddepcontrol.{i.action}"
     if isinstance(i, PtxAtom):
         args = [i.dst.name, str(i.loc)] + [value(v) for v in i.operands]
         return _call(_dotted("atom", i.sem, i.scope, i.op), args)

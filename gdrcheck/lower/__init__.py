@@ -185,6 +185,8 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
                      tick, {i: g for (t, i), g in guards.items() if t == th.index},
                      texts, [ins.pos for ins in instrs], _loop_registers(instrs, test.arch))
 
+    if test.arch == "PTX":
+        ptx.grid_dependencies(b, test)  # programmatic dependent launch (format: grid N)
     return _program(test, b, locations, init_values, unroll, cond_names)
 
 
@@ -372,6 +374,7 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
                      texts, [ins.pos for ins in instrs], _loop_registers(instrs, test.arch))
 
     host.kernel_boundaries(b, host_state)
+    ptx.grid_dependencies(b, test)
 
     # Locations: every one an event touches, then those the condition names.
     locations: list[str] = []

@@ -48,7 +48,20 @@ Proxies and the async proxy (PTX ISA §8.2, §8.6, §8.9.1.1; docs/models.md, pt
   arrive and complete-tx are read-modify-writes on it (``MBARRIVE``, release at CTA
   scope by default), and the thread's k-th ``mbarrier.wait`` is an acquire read that
   blocks until phase k is complete, i.e. the word is at least
-  ``MBAR_UNIT * arrivals * (k + 1)`` (``MBWAIT``).
+  ``MBAR_UNIT * arrivals * (k + 1)`` (``MBWAIT``);
+- ``mbarrier.init mb`` is a weak write of 0 to the CTA's copy of mb (``MBINIT
+  SHARED``; PTX ISA §9.7.13.15.9: phase 0, no arrivals pending beyond the declared
+  count); ``fence.mbarrier_init.release.cluster`` is a fence ``MBINITF`` (CTA scope, as
+  the complete-tx: no clusters are modelled), a release restricted to the thread's
+  earlier inits (ISA §9.7.13.4): not ``REL``, so that it orders nothing else
+  (specs/ptx75-cause.cat, docs/ptx-pdl-mbarrier.md).
+
+Programmatic dependent launch (PTX ISA §9.7.13.13; docs/ptx-pdl-mbarrier.md): a thread
+placed ``grid N`` belongs to the N-th kernel of one stream (unplaced: grid 0), each
+launched with programmatic stream serialization; ``griddepcontrol.wait`` is a fence
+``GDWAIT`` and ``griddepcontrol.launch_dependents`` a marker ``GDLAUNCH``; the static
+relation ``gdw`` links every event of every thread of an earlier grid to each
+``GDWAIT`` of a later grid (:func:`grid_dependencies`).
 """
 
 from __future__ import annotations
@@ -58,7 +71,7 @@ from dataclasses import dataclass, field
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
-from gdrcheck.lower.builder import PathState, Placement
+from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder
 from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal
 
 SCOPE_TAG = {"cta": "CTA", "gpu": "GPU", "sys": "SYS"}
@@ -187,7 +200,7 @@ def loc_name(loc: A.LocRef) -> str:
     return str(loc)
 
 
-_ASYNC_INSTRS = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxMbarArrive, A.PtxMbarWait)
+_ASYNC_INSTRS = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxMbarArrive, A.PtxMbarWait, A.PtxMbarInit)
 
 
 def step(
@@ -263,6 +276,19 @@ def step(
         if st.assume(CmpExpr("ge", rv, need)):
             yield st
         return
+    elif isinstance(ins, A.PtxMbarInit):
+        assert memory is not None
+        name = str(ins.mbar)
+        if ins.count is not None and ins.count != memory.mbarriers[name]:
+            raise UnsupportedError(
+                f"{name!r} is declared with {memory.mbarriers[name]} arrivals per phase: "
+                f"write 'mbarrier.init {name}, {memory.mbarriers[name]}' (or no count)",
+                pos=ins.pos)
+        loc, _, _ = where(ins.mbar)
+        st.emit("W", loc, {"WEAK", "MBINIT", "SHARED"}, label, value=0, pos=ins.pos)
+    elif isinstance(ins, A.PtxGridDep):
+        tag = "GDWAIT" if ins.action == "wait" else "GDLAUNCH"
+        st.emit("F", None, {tag}, label, pos=ins.pos)
     elif isinstance(ins, A.PtxAsyncWait):
         # docs/litmus-format.md §7.3: the open group is committed before a wait; then every
         # committed group but the ins.groups most recent ones is complete
@@ -282,7 +308,9 @@ def step(
         w = st.emit("F", None, {"ASYNCWAIT"}, label, pos=ins.pos)
         st.builder.relations["aob"].update((e, w.eid) for e in done)
     elif isinstance(ins, A.PtxFence):
-        if ins.kind.startswith("proxy"):
+        if ins.kind == "mbarrier_init.release.cluster":
+            st.emit("F", None, {"MBINITF", "CTA"}, label, scope="cta", pos=ins.pos)
+        elif ins.kind.startswith("proxy"):
             st.emit("F", None, {"PROXY"} | FENCE_TAGS.get(ins.kind, set()), label, pos=ins.pos)
         else:
             kind_tags = {
@@ -341,6 +369,18 @@ def step(
             f"instruction not supported in this dialect: {type(ins).__name__}", pos=ins.pos
         )
     yield st
+
+
+def grid_dependencies(b: ProgramBuilder, test: A.Test) -> None:
+    """The static relation ``gdw``: every event of a thread of grid j to each
+    ``griddepcontrol.wait`` of a thread of grid k > j ("wait until all prerequisite grids
+    in flight have completed and all the memory operations from the prerequisite grids
+    are performed and made visible", PTX ISA §9.7.13.13). Empty without grids."""
+    grid = {t.index: t.placement.grid or 0 for t in test.threads}
+    waits = [e for e in b.events if "GDWAIT" in e.tags]
+    b.relations["gdw"] = {
+        (e.eid, w.eid) for w in waits for e in b.events
+        if e.thread >= 0 and grid.get(e.thread, 0) < grid.get(w.thread, 0)}
 
 
 def _target(labels: dict[str, int], name: str, ins: A.Goto | A.Branch) -> int:

@@ -171,3 +171,11 @@ def test_every_committed_hardware_run_rechecks_clean(data: Path) -> None:
     model = ["--model", "lsa"] if "lsa-standin" in data.name else []
     r = CliRunner().invoke(main, ["hw", "report", str(data), *model])
     assert r.exit_code == 0, r.output[-2000:]
+
+
+def test_grids_of_a_stream_are_refused() -> None:
+    """hw run launches one kernel per GPU: a test with several grids (PDL,
+    docs/ptx-pdl-mbarrier.md) would silently run them as one, so it is refused."""
+    test = load_litmus(Path(__file__).resolve().parents[2] / "litmus" / "ptx75" / "PDL+wait.litmus")
+    with pytest.raises(UnsupportedError, match="several grids"):
+        generate(test)

@@ -45,8 +45,8 @@ CASES = [
     # instructions
     (ptx("st.weak x, 1", "foo.bar r0, x"), "4:17",
      "unknown instruction 'foo.bar' (PTX tests support ld, st, suld, sust, tld, ld.const (cold), "
-     "atom, red, cp.async.bulk, mbarrier, multimem, fence, membar, bar, barrier, branches, goto "
-     "and register ops)"),
+     "atom, red, cp.async.bulk, mbarrier, multimem, fence, membar, bar, barrier, griddepcontrol, "
+     "branches, goto and register ops)"),
     (ptx("st.weak x, 1", "ld.acquire r0, x"), "4:17",
      "strong operation 'ld.acquire' needs a scope (.cta, .gpu or .sys)"),
     (ptx("st.release x, 1"), "4:2",
@@ -159,7 +159,7 @@ CASES = [
      "expected a thread header such as P1 or P1@cta 0,gpu 0, found 'Q1'"),
     (table(" P0@cta 0,gpu 0,foo 1 ;\n ld.weak r0, x ;\n"), "3:17",
      "unknown placement 'foo 1' in the header of P0 (expected 'cta N', 'gpu N', 'node N', "
-     "'host' or 'launched')"),
+     "'grid N', 'host' or 'launched')"),
     (table(" P0@cta 0,cta 1 ;\n ld.weak r0, x ;\n"), "3:11",
      "'cta' appears twice in the placement of P0"),
     (table(" P0@host,gpu 1 ;\n ld.weak r0, x ;\n"), "3:2",
