@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from gdrcheck.kernel.extract import AssertSite, Extractor, Frame, HostFailure, ThreadExtractor
 from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
+from gdrcheck.kernel.nccl import LsaTeam, lsa_team
 from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
 
 SIGNAL_OPS = {9: "set", 10: "add"}
@@ -49,6 +50,11 @@ class Calls:
             "__gdrcheck_shmem_wait_until": _shmem_wait_until,
             "__gdrcheck_shmem_signal_wait_until": _shmem_signal_wait_until,
             "__gdrcheck_cuda_assert": _assert,
+            "__gdrcheck_lsa_local_pointer": _lsa_local_pointer,
+            "__gdrcheck_lsa_pointer": _lsa_pointer,
+            "__gdrcheck_lsa_peer_pointer": _lsa_peer_pointer,
+            "__gdrcheck_lsa_barrier_arrive": _lsa_barrier_arrive,
+            "__gdrcheck_lsa_barrier_wait": _lsa_barrier_wait,
         }
 
     def call(self, th: ThreadExtractor, fr: Frame, ins: Instr) -> Value | None:
@@ -343,6 +349,134 @@ def _plain(call: str) -> Handler:
         return None
 
     return handler
+
+
+# --------------------------------------------------------------------------
+# NCCL LSA (docs/kernels.md, "NCCL"; gdrcheck/kernel/include/nccl_device.h)
+# --------------------------------------------------------------------------
+
+LSA_INBOX = "ncclLsaInbox"
+"""The LSA barriers' inboxes: on rank k, element ``index * ranks + sender`` is the word
+``sender`` stores its arrivals at barrier ``index`` into (lsa_barrier__funcs.h:75-76)."""
+
+_ORDERS = ("relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst")
+"""cuda::memory_order's values (gdrcheck/kernel/include/cuda/atomic)."""
+
+
+def _order(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    k = _int(th, v, ins, "the memory order")
+    if not 0 <= k < len(_ORDERS):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: memory order {k} is not a cuda::memory_order")
+    return _ORDERS[k]
+
+
+def _team(th: ThreadExtractor, ins: Instr) -> LsaTeam:
+    cfg = th.ex.config
+    team = lsa_team([cfg.node_of(r) for r in range(cfg.ranks)], th.code.rank)
+    if team is None:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: the ranks of a node are not contiguous "
+                          "(--nodes): NCCL's LSA team is modelled as contiguous world ranks")
+    return team
+
+
+def _window(th: ThreadExtractor, v: Value, ins: Instr) -> Ptr:
+    w = _ptr(th, v, ins, "the window")
+    if w.offset or w.rank != th.code.rank:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: the window is not a kernel parameter of "
+                          "type ncclWindow_t")
+    return w
+
+
+def _lsa_local_pointer(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    w = _window(th, args[0], ins)
+    return Ptr(w.base, w.rank, _int(th, args[1], ins, "the offset"))
+
+
+def _lsa_pointer(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """ncclGetLsaPointer(w, offset, peer): ``peer`` is an LSA rank (core.h:269)."""
+    w = _window(th, args[0], ins)
+    offset = _int(th, args[1], ins, "the offset")
+    peer = _int(th, args[2], ins, "the peer")
+    team = _team(th, ins)
+    if not 0 <= peer < team.size:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: peer {peer} is not an LSA rank (the LSA "
+                          f"team of rank {th.code.rank} has {team.size} ranks, --nodes)")
+    return Ptr(w.base, team.first + peer, offset)
+
+
+def _lsa_peer_pointer(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """ncclGetPeerPointer(w, offset, peer): ``peer`` is a world rank (core.h:270); only a
+    rank of the caller's LSA team is reachable by load/store."""
+    w = _window(th, args[0], ins)
+    offset = _int(th, args[1], ins, "the offset")
+    peer = _pe(th, args[2], ins)
+    team = _team(th, ins)
+    if not team.first <= peer < team.first + team.size:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: rank {peer} is not in the LSA team of rank "
+                          f"{th.code.rank} (another node, --nodes): it takes GIN")
+    return Ptr(w.base, peer, offset)
+
+
+def _barrier_args(th: ThreadExtractor, ins: Instr,
+                  args: list[Value]) -> tuple[int, int, str, LsaTeam, list[int]]:
+    """(index, epoch, order, team, the world ranks of this thread's peers)."""
+    index, epoch, _, trank, tsize, crank, csize = (
+        _int(th, a, ins, what) if k != 2 else 0 for k, (a, what) in enumerate(zip(
+            args, ("the barrier index", "the epoch", "", "the team rank", "the team size",
+                   "the thread rank", "the Coop size"), strict=True)))
+    order = _order(th, args[2], ins)
+    team = _team(th, ins)
+    if (trank, tsize) != (team.rank, team.size):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: an LSA barrier over a team other than the "
+                          f"LSA team (rank {trank} of {tsize}; the LSA team: {team.rank} of "
+                          f"{team.size}) is not supported")
+    # lsa_barrier__funcs.h:73-74 and :119-120: this thread's share of the peers
+    peers = [team.first + i + (1 if trank <= i else 0) for i in range(crank, tsize - 1, csize)]
+    return index, epoch, order, team, peers
+
+
+def _inbox(th: ThreadExtractor, owner: int, index: int, sender: int, ins: Instr) -> str:
+    ranks = th.ex.config.ranks
+    return th.loc(Ptr(LSA_INBOX, owner, 4 * (index * ranks + sender)), 4, ins.pos)
+
+
+def _lsa_barrier_arrive(th: ThreadExtractor, fr: Frame, ins: Instr,
+                        args: list[Value]) -> Value | None:
+    """lsa_barrier__funcs.h:68-78: cuda::atomic_thread_fence(releaseOrderOf(order)) when the
+    team has more than one rank (system scope: .sys), then a relaxed store of epoch+1 into
+    each of this thread's peers' inbox slot of this rank."""
+    index, epoch, order, team, peers = _barrier_args(th, ins, args)
+    release = {"acquire": "relaxed", "acq_rel": "release"}.get(order, order)  # utility.h:350
+    what = f"ncclLsaBarrierSession::arrive ({order})"
+    if team.size > 1 and release != "relaxed":
+        th.emit("fence.sc.sys" if release == "seq_cst" else "fence.acq_rel.sys", ins.pos, what)
+    for peer in peers:
+        th.emit(f"st.relaxed.sys {_inbox(th, peer, index, th.code.rank, ins)}, {epoch + 1}",
+                ins.pos, what)
+    return None
+
+
+def _lsa_barrier_wait(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """lsa_barrier__funcs.h:118-137: for each of this thread's peers, load the own inbox slot
+    of that peer (acquireOrderOf(order), utility.h:345) until it reaches epoch+1 (a blocking
+    wait: the litmus loop is cut at --unroll); the new epoch is epoch+1."""
+    index, epoch, order, _, peers = _barrier_args(th, ins, args)
+    acquire = {"release": "relaxed", "acq_rel": "acquire",
+               "consume": "acquire"}.get(order, order)  # utility.h:345
+    what = f"ncclLsaBarrierSession::wait ({order})"
+    for peer in peers:
+        slot = _inbox(th, th.code.rank, index, peer, ins)
+        got = th.fresh_reg("lsa")
+        head, done = th.label(), th.label()
+        th.emit(f"{head}:", ins.pos)
+        if acquire == "seq_cst":  # the ASPLOS'19 mapping (include/cuda/atomic)
+            th.emit("fence.sc.sys", ins.pos, what)
+        sem = "relaxed" if acquire == "relaxed" else "acquire"
+        th.emit(f"ld.{sem}.sys {got}, {slot}", ins.pos, what)
+        th.emit(f"bge {got}, {epoch + 1}, {done}", ins.pos, what)
+        th.emit(f"goto {head}", ins.pos, what)
+        th.emit(f"{done}:", ins.pos)
+    return (epoch + 1) & 0xFFFFFFFF
 
 
 # --------------------------------------------------------------------------
