@@ -55,6 +55,13 @@ class Calls:
             "__gdrcheck_lsa_peer_pointer": _lsa_peer_pointer,
             "__gdrcheck_lsa_barrier_arrive": _lsa_barrier_arrive,
             "__gdrcheck_lsa_barrier_wait": _lsa_barrier_wait,
+            "__gdrcheck_gin_put": _gin_put,
+            "__gdrcheck_gin_put_value": _gin_put_value,
+            "__gdrcheck_gin_signal": _gin_signal,
+            "__gdrcheck_gin_flush": _gin_flush,
+            "__gdrcheck_gin_read_signal": _gin_read_signal,
+            "__gdrcheck_gin_wait_signal": _gin_wait_signal,
+            "__gdrcheck_gin_reset_signal": _gin_reset_signal,
         }
 
     def call(self, th: ThreadExtractor, fr: Frame, ins: Instr) -> Value | None:
@@ -477,6 +484,172 @@ def _lsa_barrier_wait(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Val
         th.emit(f"goto {head}", ins.pos, what)
         th.emit(f"{done}:", ins.pos)
     return (epoch + 1) & 0xFFFFFFFF
+
+
+# --------------------------------------------------------------------------
+# NCCL GIN (docs/kernels.md, "NCCL"; docs/litmus-format.md §9)
+# --------------------------------------------------------------------------
+
+GIN_ACTIONS = {1: ("sig", False), 2: ("wsig", False), 3: ("lsig", False), 4: ("sig", True),
+               5: ("wsig", True), 6: ("lsig", True)}
+"""The remote action kinds of nccl_device.h's __gdrcheck_gin_action -> (the litmus put
+option, whether it adds a value): ncclGin_StrongSignalInc, WeakSignalInc, SignalInc
+(deprecated), StrongSignalAdd, WeakSignalAdd, SignalAdd (deprecated), gin.h:59-91."""
+
+
+def _signal_name(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    k = _int(th, v, ins, "the signal index")
+    name = f"ncclGinSignal{k}"
+    th.ex.signals.add(name)
+    return name
+
+
+def _context(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    k = _int(th, v, ins, "the GIN context index")
+    if k < 0:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: GIN context {k}")
+    return f"c{k}"
+
+
+def _action(th: ThreadExtractor, args: list[Value], ins: Instr) -> tuple[str, str, bool] | None:
+    """(option, signal with its add, weak) of a remote action; None for ncclGin_None."""
+    kind = _int(th, args[0], ins, "the remote action")
+    if kind == 0:
+        return None
+    if kind not in GIN_ACTIONS:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: remote action kind {kind}")
+    option, adds = GIN_ACTIONS[kind]
+    sig = _signal_name(th, args[1], ins)
+    value = _signed64(_int(th, args[2], ins, "the signal value"))
+    if adds and value != 1:
+        sig = f"{sig}+{value}"
+    elif not adds and value != 1:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: an increment by {value}")
+    return option, sig, option == "wsig"
+
+
+def _gin_put(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """ncclGin::put (gin.h:250-256): one gin.put per element of the window (the litmus put
+    moves one word); the signal goes with the last, which a strong signal covers with the
+    earlier puts on the context to that peer (R-GIN-3); a weak one covers only its own put
+    (R-GIN-4), so a weak signal on a put of several elements is refused."""
+    ctx = _context(th, args[0], ins)
+    peer = _pe(th, args[1], ins)
+    dst = _window(th, args[2], ins)
+    dst_off = _int(th, args[3], ins, "the destination offset")
+    src = _window(th, args[4], ins)
+    src_off = _int(th, args[5], ins, "the source offset")
+    nbytes = _int(th, args[6], ins, "the size")
+    action = _action(th, args[7:10], ins)
+    # a window has no element type: the one its other accesses gave, else one word of the
+    # put's size (up to 8 bytes)
+    known = [th.ex.elems[b] for b in (dst.base, src.base) if b in th.ex.elems]
+    word = known[0] if known else min(nbytes, 8)
+    for b in (dst.base, src.base):
+        th.ex.elem_size(b, word, ins.pos)
+    dests = _elements(th, Ptr(dst.base, peer, dst_off), nbytes, 1, ins)
+    srcs = _elements(th, Ptr(src.base, th.code.rank, src_off), nbytes, 1, ins)
+    if len(dests) != len(srcs):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: source and destination windows have "
+                          "different element sizes")
+    if action is not None and action[2] and len(dests) != 1:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a weak signal on a put of {len(dests)} "
+                          "elements (the litmus put moves one word; a weak signal covers "
+                          "only its own put, R-GIN-4): give a count of one element")
+    for k, (d, sr) in enumerate(zip(dests, srcs, strict=True)):
+        dsize = th.ex.elem_size(d.base, 1, ins.pos)
+        text = (f"gin.put {ctx}, {th.loc(d, dsize, ins.pos, peer)}, "
+                f"{th.loc(sr, th.ex.elem_size(sr.base, 1, ins.pos), ins.pos)}")
+        if action is not None and k == len(dests) - 1:
+            text += f", {action[0]}={action[1]}"
+        th.emit(text, ins.pos, _api(ins))
+    return None
+
+
+def _gin_put_value(th: ThreadExtractor, fr: Frame, ins: Instr,
+                   args: list[Value]) -> Value | None:
+    """ncclGin::putValue (gin.h:285-290)."""
+    ctx = _context(th, args[0], ins)
+    peer = _pe(th, args[1], ins)
+    dst = _window(th, args[2], ins)
+    dst_off = _int(th, args[3], ins, "the destination offset")
+    value = _signed64(_int(th, args[4], ins, "the value"))
+    size = _int(th, args[5], ins, "the value's size")
+    action = _action(th, args[6:9], ins)
+    text = (f"gin.put_value {ctx}, {th.loc(Ptr(dst.base, peer, dst_off), size, ins.pos, peer)}, "
+            f"{value}")
+    if action is not None:
+        text += f", {action[0]}={action[1]}"
+    th.emit(text, ins.pos, _api(ins))
+    return None
+
+
+def _gin_signal(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """ncclGin::signal (gin.h:303-308): gin.signal on the peer's signal."""
+    ctx = _context(th, args[0], ins)
+    peer = _pe(th, args[1], ins)
+    action = _action(th, args[2:5], ins)
+    if action is None:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a signal with ncclGin_None")
+    option, sig, _ = action
+    name, plus, add = sig.partition("+")
+    flag = {"sig": "", "wsig": ", weak", "lsig": ", legacy"}[option]
+    th.emit(f"gin.signal {ctx}, {name}@{peer}{plus}{add}{flag}", ins.pos, _api(ins))
+    return None
+
+
+def _acquire_only(th: ThreadExtractor, v: Value, ins: Instr, relaxed_ok: bool) -> str:
+    order = _order(th, v, ins)
+    if order in ("acquire", "seq_cst", "consume") or (relaxed_ok and order == "relaxed"):
+        return "relaxed" if order == "relaxed" else "acquire"
+    raise th.ex.error(ins.pos, f"{_api(ins)} with memory order {order} is not modelled "
+                      "(the litmus call is an acquire)")
+
+
+def _gin_flush(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """ncclGin::flush (gin.h:312-314): gin.flush on the context (R-GIN-8)."""
+    ctx = _context(th, args[0], ins)
+    _acquire_only(th, args[1], ins, relaxed_ok=False)
+    th.emit(f"gin.flush {ctx}", ins.pos, _api(ins))
+    return None
+
+
+def _gin_read_signal(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """ncclGin::readSignal (gin.h:344-345): gin.read_signal (acquire, or .relaxed)."""
+    sig = _signal_name(th, args[0], ins)
+    if _int(th, args[1], ins, "bits") != 64:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a read of fewer than 64 bits is not modelled")
+    order = _acquire_only(th, args[2], ins, relaxed_ok=True)
+    if th.host == "check":
+        raise th.ex.error(ins.pos, "a host check reads a signal (only buffers)")
+    dst = th.reg(fr.depth, ins.name)
+    call = "gin.read_signal.relaxed" if order == "relaxed" else "gin.read_signal"
+    th.emit(f"{call} {dst}, {sig}", ins.pos, _api(ins))
+    return Sym(dst)
+
+
+def _gin_wait_signal(th: ThreadExtractor, fr: Frame, ins: Instr,
+                     args: list[Value]) -> Value | None:
+    """ncclGin::waitSignal (gin.h:352-354): gin.wait_signal S, least (a blocking acquire
+    wait, R-GIN-10); its threshold must be a constant."""
+    sig = _signal_name(th, args[0], ins)
+    least = args[1]
+    if not isinstance(least, int):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: the threshold is a value read from memory "
+                          "(e.g. readSignal() + n); the litmus gin.wait_signal takes a constant "
+                          "(not supported yet)")
+    if _int(th, args[2], ins, "bits") != 64:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a wait on fewer than 64 bits is not modelled")
+    _acquire_only(th, args[3], ins, relaxed_ok=False)
+    th.emit(f"gin.wait_signal {sig}, {_signed64(least)}", ins.pos, _api(ins))
+    return None
+
+
+def _gin_reset_signal(th: ThreadExtractor, fr: Frame, ins: Instr,
+                      args: list[Value]) -> Value | None:
+    """ncclGin::resetSignal (gin.h:377): gin.reset_signal (R-GIN-11)."""
+    th.emit(f"gin.reset_signal {_signal_name(th, args[0], ins)}", ins.pos, _api(ins))
+    return None
 
 
 # --------------------------------------------------------------------------

@@ -121,6 +121,7 @@ class Extraction:
     asserts: list[AssertSite]
     init_values: dict[tuple[str, int, int], int] = field(default_factory=dict)
     host_failures: list[HostFailure] = field(default_factory=list)
+    signals: set[str] = field(default_factory=set)  # NCCL GIN signals (``S : signal``)
 
     def location_name(self, base: str, index: int) -> str:
         if self.indices.get(base, {0}) <= {0}:
@@ -691,6 +692,7 @@ class Extractor:
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
         self.host_failures: list[HostFailure] = []
+        self.signals: set[str] = set()
         self.calls = calls(self)
         self.kernel = module.kernel(config.kernel)
         self.comms = {p.name for p in self.kernel.params if p.byval == DEV_COMM_TYPE}
@@ -746,7 +748,7 @@ class Extractor:
         for code in threads:
             code.lines = _drop_unused_labels(code.lines)
         return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
-                          self.asserts, self.init_values, self.host_failures)
+                          self.asserts, self.init_values, self.host_failures, self.signals)
 
     def host_env(self, name: str, rank: int) -> dict[str, Value]:
         fn = self.module.kernel(name)

@@ -1,13 +1,16 @@
-/* gdrcheck's NCCL device API subset (docs/kernels.md, "NCCL"): the load/store (LSA) part.
+/* gdrcheck's NCCL device API subset (docs/kernels.md, "NCCL"): LSA pointers and barriers,
+ * and the basic ncclGin calls.
  *
  * Names and signatures as NVIDIA/nccl@5067397c declares them (each cited where it is
  * reproduced). Each function follows the intrinsic convention: one call of an extern "C"
  * __gdrcheck_lsa_* declaration, which the extractor lowers to the litmus test's PTX (LSA
  * loads and stores are PTX accesses of a peer's location, docs/litmus-format.md §8).
  *
- * Cut (clang's error at the user's line when a kernel uses them): ncclGin and the GIN
- * barrier, hybrid barriers, multimem pointers, ncclSymPtr, the LL all-to-all, reduce-copy,
- * the warp / tile / thread Coop groups, barrier timeouts. */
+ * Cut (clang's error at the user's line when a kernel uses them): the GIN barrier, hybrid
+ * barriers, multimem pointers, ncclSymPtr, the LL all-to-all, reduce-copy, VA signals,
+ * counters, get, flushAsync/wait, the signal shadows, ncclGin's LocalAction / Coop /
+ * descriptor / release-scope / optFlags arguments, the warp / tile Coop groups, barrier
+ * timeouts. */
 #ifndef GDRCHECK_NCCL_DEVICE_H
 #define GDRCHECK_NCCL_DEVICE_H
 #include <__gdrcheck_cuda.h>
@@ -164,6 +167,108 @@ struct ncclLsaBarrierSession {
     __device__ __forceinline__ void sync(Coop c, cuda::memory_order order) {
         arrive(c, order);
         wait(c, order);
+    }
+};
+
+/* ---- GIN: src/include/nccl_device/gin.h ------------------------------------------------ */
+
+typedef uint32_t ncclGinSignal_t; /* core.h:29 */
+
+/* Remote actions, gin.h:21 and :59-91 (the deprecated ncclGin_SignalInc / SignalAdd are
+ * the strong ones unless the communicator says otherwise: lsig= in the litmus test). */
+struct ncclGin_None {};                                                    /* gin.h:21 */
+struct ncclGin_StrongSignalAdd { ncclGinSignal_t signal; uint64_t value; }; /* gin.h:59 */
+struct ncclGin_WeakSignalAdd { ncclGinSignal_t signal; uint64_t value; };   /* gin.h:64 */
+struct ncclGin_SignalAdd { ncclGinSignal_t signal; uint64_t value; };       /* gin.h:69 */
+struct ncclGin_StrongSignalInc { ncclGinSignal_t signal; };                 /* gin.h:76 */
+struct ncclGin_WeakSignalInc { ncclGinSignal_t signal; };                   /* gin.h:83 */
+struct ncclGin_SignalInc { ncclGinSignal_t signal; };                       /* gin.h:88 */
+
+/* The kind of a remote action, as the intrinsics pass it (gdrcheck/kernel/calls.py
+ * GIN_ACTIONS): 0 none, 1 strong inc, 2 weak inc, 3 deprecated inc, 4 strong add, 5 weak
+ * add, 6 deprecated add. */
+struct __gdrcheck_gin_action { int kind; ncclGinSignal_t signal; uint64_t value; };
+__GDRCHECK_API __gdrcheck_gin_action __gdrcheck_gin_act(ncclGin_None) { return {0, 0, 0}; }
+__GDRCHECK_API __gdrcheck_gin_action __gdrcheck_gin_act(ncclGin_StrongSignalInc a) { return {1, a.signal, 1}; }
+__GDRCHECK_API __gdrcheck_gin_action __gdrcheck_gin_act(ncclGin_WeakSignalInc a) { return {2, a.signal, 1}; }
+__GDRCHECK_API __gdrcheck_gin_action __gdrcheck_gin_act(ncclGin_SignalInc a) { return {3, a.signal, 1}; }
+__GDRCHECK_API __gdrcheck_gin_action __gdrcheck_gin_act(ncclGin_StrongSignalAdd a) { return {4, a.signal, a.value}; }
+__GDRCHECK_API __gdrcheck_gin_action __gdrcheck_gin_act(ncclGin_WeakSignalAdd a) { return {5, a.signal, a.value}; }
+__GDRCHECK_API __gdrcheck_gin_action __gdrcheck_gin_act(ncclGin_SignalAdd a) { return {6, a.signal, a.value}; }
+
+extern "C" {
+__device__ void __gdrcheck_gin_put(int context, int peer, ncclWindow_t dst, size_t dstOffset,
+                                   ncclWindow_t src, size_t srcOffset, size_t bytes, int action,
+                                   uint32_t signal, uint64_t value);
+__device__ void __gdrcheck_gin_put_value(int context, int peer, ncclWindow_t dst,
+                                         size_t dstOffset, uint64_t data, size_t bytes,
+                                         int action, uint32_t signal, uint64_t value);
+__device__ void __gdrcheck_gin_signal(int context, int peer, int action, uint32_t signal,
+                                      uint64_t value);
+__device__ void __gdrcheck_gin_flush(int context, int order);
+__device__ uint64_t __gdrcheck_gin_read_signal(uint32_t signal, int bits, int order);
+__device__ void __gdrcheck_gin_wait_signal(uint32_t signal, uint64_t least, int bits, int order);
+__device__ void __gdrcheck_gin_reset_signal(uint32_t signal);
+}
+
+/* ncclGin (gin.h:120: `using ncclGin = ncclGin_BackendMask<NCCL_GIN_BACKEND_MASK_ALL>;`,
+ * the struct of gin.h:204-380). The peer of a call is a rank of `team`; its world rank is
+ * comm.rank + (peer - team.rank) * team.stride (NCCL's team arithmetic, core__funcs.h:68). */
+struct ncclGin {
+    ncclDevComm const &comm;
+    int contextIndex;
+
+    /* gin.h:213-215 (the resource sharing mode cut) */
+    __device__ __forceinline__ ncclGin(ncclDevComm const &c, int ctx) : comm(c), contextIndex(ctx) {}
+
+    __device__ __forceinline__ int world(ncclTeam team, int peer) const {
+        return comm.rank + (peer - team.rank) * team.stride;
+    }
+
+    /* gin.h:250-256 (up to remoteAction) */
+    template <typename RemoteAction = ncclGin_None>
+    __device__ __forceinline__ void put(ncclTeam team, int peer, ncclWindow_t dstWnd,
+                                        size_t dstOffset, ncclWindow_t srcWnd, size_t srcOffset,
+                                        size_t bytes, RemoteAction remoteAction = ncclGin_None{}) const {
+        __gdrcheck_gin_action a = __gdrcheck_gin_act(remoteAction);
+        __gdrcheck_gin_put(contextIndex, world(team, peer), dstWnd, dstOffset, srcWnd, srcOffset,
+                           bytes, a.kind, a.signal, a.value);
+    }
+    /* gin.h:285-290 (up to remoteAction) */
+    template <typename T, typename RemoteAction = ncclGin_None>
+    __device__ __forceinline__ void putValue(ncclTeam team, int peer, ncclWindow_t dstWnd,
+                                             size_t dstOffset, T value,
+                                             RemoteAction remoteAction = ncclGin_None{}) const {
+        __gdrcheck_gin_action a = __gdrcheck_gin_act(remoteAction);
+        __gdrcheck_gin_put_value(contextIndex, world(team, peer), dstWnd, dstOffset,
+                                 (uint64_t)value, sizeof(T), a.kind, a.signal, a.value);
+    }
+    /* gin.h:303-308 (up to remoteAction) */
+    template <typename RemoteAction>
+    __device__ __forceinline__ void signal(ncclTeam team, int peer, RemoteAction remoteAction) const {
+        __gdrcheck_gin_action a = __gdrcheck_gin_act(remoteAction);
+        __gdrcheck_gin_signal(contextIndex, world(team, peer), a.kind, a.signal, a.value);
+    }
+    /* gin.h:312-314 (the descriptor cut; the Coop's threads each flush their own puts) */
+    template <typename Coop>
+    __device__ __forceinline__ void flush(Coop, cuda::memory_order ord = cuda::memory_order_acquire) const {
+        __gdrcheck_gin_flush(contextIndex, (int)ord);
+    }
+    /* gin.h:344-345 */
+    __device__ __forceinline__ uint64_t readSignal(ncclGinSignal_t signal, int bits = 64,
+                                                   cuda::memory_order ord = cuda::memory_order_acquire) const {
+        return __gdrcheck_gin_read_signal(signal, bits, (int)ord);
+    }
+    /* gin.h:352-354 */
+    template <typename Coop>
+    __device__ __forceinline__ void waitSignal(Coop, ncclGinSignal_t signal, uint64_t least,
+                                               int bits = 64,
+                                               cuda::memory_order ord = cuda::memory_order_acquire) const {
+        __gdrcheck_gin_wait_signal(signal, least, bits, (int)ord);
+    }
+    /* gin.h:377 */
+    __device__ __forceinline__ void resetSignal(ncclGinSignal_t signal) const {
+        __gdrcheck_gin_reset_signal(signal);
     }
 };
 #endif
