@@ -423,7 +423,7 @@ def _params(fn: object, sub: str | None, meta: dict[str, dict[str, str]]) -> tup
         for attr in arg.attributes:
             m = re.fullmatch(r"byval\(%(.+)\)", attr.decode() if isinstance(attr, bytes)
                              else str(attr))
-            if m:
-                byval = m.group(1)
+            if m:  # LLVM renames a struct type parsed again in one context: ``X.0``
+                byval = re.sub(r"\.\d+$", "", m.group(1))
         out.append(Param(arg.name, src, pointer or str(arg.type) == "ptr", size, byval))
     return tuple(out)
