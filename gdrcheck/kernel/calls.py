@@ -55,6 +55,7 @@ class Calls:
             "__gdrcheck_lsa_peer_pointer": _lsa_peer_pointer,
             "__gdrcheck_lsa_barrier_arrive": _lsa_barrier_arrive,
             "__gdrcheck_lsa_barrier_wait": _lsa_barrier_wait,
+            "__gdrcheck_lsa_barrier_multimem": _lsa_barrier_multimem,
             "__gdrcheck_gin_put": _gin_put,
             "__gdrcheck_gin_put_value": _gin_put_value,
             "__gdrcheck_gin_signal": _gin_signal,
@@ -440,6 +441,12 @@ def _barrier_args(th: ThreadExtractor, ins: Instr,
     # lsa_barrier__funcs.h:73-74 and :119-120: this thread's share of the peers
     peers = [team.first + i + (1 if trank <= i else 0) for i in range(crank, tsize - 1, csize)]
     return index, epoch, order, team, peers
+
+
+def _lsa_barrier_multimem(th: ThreadExtractor, fr: Frame, ins: Instr,
+                          args: list[Value]) -> Value | None:
+    raise th.ex.error(ins.pos, "an LSA barrier session with multimem=true (multimem.red "
+                      "arrivals, lsa_barrier__funcs.h:57-67) is not supported yet")
 
 
 def _inbox(th: ThreadExtractor, owner: int, index: int, sender: int, ins: Instr) -> str:

@@ -71,6 +71,7 @@ __device__ void __gdrcheck_lsa_barrier_arrive(uint32_t index, uint32_t epoch, in
 __device__ uint32_t __gdrcheck_lsa_barrier_wait(uint32_t index, uint32_t epoch, int order,
                                                 int teamRank, int teamSize, int coopRank,
                                                 int coopSize);
+__device__ void __gdrcheck_lsa_barrier_multimem(void);
 }
 
 /* ---- teams: src/include/nccl_device/impl/core__funcs.h:15-33 (NCCL's own code) -------- */
@@ -140,14 +141,14 @@ struct ncclLsaBarrierSession {
                                                      uint32_t idx, bool multimem = false)
         : coop(c), team(tm), index(idx), epoch(0) {
         (void)comm;
-        (void)multimem;
+        if (multimem) __gdrcheck_lsa_barrier_multimem(); /* refused: not modelled */
     }
     /* lsa_barrier.h:26-27 */
     __device__ __forceinline__ ncclLsaBarrierSession(Coop c, ncclDevComm const &comm,
                                                      ncclTeamTagLsa, uint32_t idx,
                                                      bool multimem = false)
         : coop(c), team(ncclTeamLsa(comm)), index(idx), epoch(0) {
-        (void)multimem;
+        if (multimem) __gdrcheck_lsa_barrier_multimem(); /* refused: not modelled */
     }
     ncclLsaBarrierSession(ncclLsaBarrierSession const &) = delete; /* lsa_barrier.h:31 */
 
