@@ -22,12 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.options import DEFAULT_OPTIONS
 from gdrcheck.kernel import file_runs, read_source
 from gdrcheck.kernel.calls import Calls
 from gdrcheck.kernel.compile import INCLUDE_DIR, compile_to_ir, find_clang
 from gdrcheck.kernel.extract import extract
 from gdrcheck.kernel.ir import read_module
 from gdrcheck.kernel.test import build_test
+from gdrcheck.lower import DEFAULT_UNROLL
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +48,8 @@ def bench_file(path: Path) -> list[dict[str, Any]]:
         checks = {}
         for model in run.models:
             t = time.perf_counter()
-            res = check_test(kt.test, model)
+            res = check_test(kt.test, model,  # the configuration's --unroll, as the CLI
+                             options=DEFAULT_OPTIONS.overlay(unroll=run.unroll or DEFAULT_UNROLL))
             checks[model] = {"s": round(time.perf_counter() - t, 3), "verdict": res.verdict,
                              "vacuous": res.vacuous, "engine": res.engine}
         total = time.perf_counter() - t0

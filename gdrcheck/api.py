@@ -242,7 +242,7 @@ def kernel_test(path: str | Path, kernel: str, ranks: int, *, grid: int = 1, blo
                 nodes: Sequence[int] | None = None,
                 args: dict[str, int | Sequence[int]] | None = None, init: str | None = None,
                 check: str | None = None, defines: Sequence[str] = (),
-                clang: str | None = None) -> A.Test:
+                clang: str | None = None, host_order: str = "final") -> A.Test:
     """The litmus test extracted from the CUDA kernel ``kernel`` of ``path`` (docs/kernels.md;
     ``gdrcheck kernel --emit-litmus``). ``args``: each scalar parameter's value, one for
     every rank or a sequence of one per rank. Raises :class:`~gdrcheck.errors.InputError`."""
@@ -254,7 +254,8 @@ def kernel_test(path: str | Path, kernel: str, ranks: int, *, grid: int = 1, blo
         given.append(f"{name}={','.join(str(v) for v in values)}")
     run = make_run(kernel, ranks, grid, block,
                    ",".join(str(n) for n in nodes) if nodes is not None else None,
-                   tuple(given), init=init, check=check, defines=tuple(defines))
+                   tuple(given), init=init, check=check, defines=tuple(defines),
+                   host_order=host_order)
     return load_kernel(path, run, clang).test
 
 
@@ -263,12 +264,13 @@ def check_kernel(path: str | Path, kernel: str, ranks: int,
                  nodes: Sequence[int] | None = None,
                  args: dict[str, int | Sequence[int]] | None = None, init: str | None = None,
                  check_fn: str | None = None, defines: Sequence[str] = (),
-                 clang: str | None = None, **kw: Any) -> Outcome:
+                 clang: str | None = None, host_order: str = "final", **kw: Any) -> Outcome:
     """:func:`check` of the kernel's extracted test (:func:`kernel_test`): Allowed when some
     execution fails a device assert (or the ``check_fn`` host check), Forbidden when none can,
     Undefined when the model flags misuse."""
     test = kernel_test(path, kernel, ranks, grid=grid, block=block, nodes=nodes, args=args,
-                       init=init, check=check_fn, defines=defines, clang=clang)
+                       init=init, check=check_fn, defines=defines, clang=clang,
+                       host_order=host_order)
     if model is None and not test.expectations and any(
             isinstance(i, A.ShmemCall) for th in test.threads for i in th.instrs):
         model = "nvshmem-api"

@@ -255,6 +255,8 @@ class LitmusItem(pytest.Item):
         key = str(self.spec)
         if key not in parent.results:
             options = self._options()
+            if isinstance(parent, KernelRun) and parent.run.unroll:  # its --unroll
+                options = options.overlay(unroll=parent.run.unroll)
             try:
                 parent.results[key] = check_test(parent.test, self.spec, options=options)
             except InputError as err:

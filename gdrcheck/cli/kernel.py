@@ -46,6 +46,10 @@ from gdrcheck.errors import InputError
 @click.option("--check", "check_fn", default=None, help="A __device__ function of the file, "
               "with the kernel's parameters: the host's check after the kernel, its asserts "
               "over the buffers' final values (== and != only).")
+@click.option("--host-order", type=click.Choice(["final", "stream"]), default="final",
+              help="final: the --check asserts read the final state (after every rank's "
+              "kernel); stream: --init and --check run in the rank's one kernel thread, "
+              "before and after the kernel (stream order, ordered with no other rank).")
 @click.option("--emit-litmus", is_flag=True, help="Print the extracted litmus test instead "
               "of checking it.")
 @click.option("-D", "--define", "defines", multiple=True, help="NAME or NAME=VALUE: a macro "
@@ -61,7 +65,7 @@ from gdrcheck.errors import InputError
 def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, block: int,
            nodes: str | None, args: tuple[str, ...], models: tuple[str, ...],
            expect: tuple[str, ...], liveness: tuple[str, ...], unroll: int | None,
-           init_fn: str | None, check_fn: str | None, emit_litmus: bool,
+           init_fn: str | None, check_fn: str | None, host_order: str, emit_litmus: bool,
            defines: tuple[str, ...], clang: str | None, show_witness: bool,
            include_dirs: tuple[str, ...], variants: tuple[str, ...], engine: str,
            timeout: float | None) -> None:
@@ -79,7 +83,7 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
         if kernel_name is not None:
             runs = [make_run(kernel_name, ranks, grid, block, nodes, args, models, expect,
                              liveness, unroll, init=init_fn, check=check_fn,
-                             defines=defines)]
+                             defines=defines, host_order=host_order)]
         else:
             runs = file_runs(read_source(file))
             if not runs:

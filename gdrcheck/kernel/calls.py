@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from gdrcheck.kernel.extract import AssertSite, Extractor, Frame, HostFailure, ThreadExtractor
 from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
+from gdrcheck.kernel.nccl import LsaTeam, lsa_team
 from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
 
 SIGNAL_OPS = {9: "set", 10: "add"}
@@ -49,6 +50,19 @@ class Calls:
             "__gdrcheck_shmem_wait_until": _shmem_wait_until,
             "__gdrcheck_shmem_signal_wait_until": _shmem_signal_wait_until,
             "__gdrcheck_cuda_assert": _assert,
+            "__gdrcheck_lsa_local_pointer": _lsa_local_pointer,
+            "__gdrcheck_lsa_pointer": _lsa_pointer,
+            "__gdrcheck_lsa_peer_pointer": _lsa_peer_pointer,
+            "__gdrcheck_lsa_barrier_arrive": _lsa_barrier_arrive,
+            "__gdrcheck_lsa_barrier_wait": _lsa_barrier_wait,
+            "__gdrcheck_lsa_barrier_multimem": _lsa_barrier_multimem,
+            "__gdrcheck_gin_put": _gin_put,
+            "__gdrcheck_gin_put_value": _gin_put_value,
+            "__gdrcheck_gin_signal": _gin_signal,
+            "__gdrcheck_gin_flush": _gin_flush,
+            "__gdrcheck_gin_read_signal": _gin_read_signal,
+            "__gdrcheck_gin_wait_signal": _gin_wait_signal,
+            "__gdrcheck_gin_reset_signal": _gin_reset_signal,
         }
 
     def call(self, th: ThreadExtractor, fr: Frame, ins: Instr) -> Value | None:
@@ -343,6 +357,306 @@ def _plain(call: str) -> Handler:
         return None
 
     return handler
+
+
+# --------------------------------------------------------------------------
+# NCCL LSA (docs/kernels.md, "NCCL"; gdrcheck/kernel/include/nccl_device.h)
+# --------------------------------------------------------------------------
+
+LSA_INBOX = "ncclLsaInbox"
+"""The LSA barriers' inboxes: on rank k, element ``index * ranks + sender`` is the word
+``sender`` stores its arrivals at barrier ``index`` into (lsa_barrier__funcs.h:75-76)."""
+
+_ORDERS = ("relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst")
+"""cuda::memory_order's values (gdrcheck/kernel/include/cuda/atomic)."""
+
+
+def _order(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    k = _int(th, v, ins, "the memory order")
+    if not 0 <= k < len(_ORDERS):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: memory order {k} is not a cuda::memory_order")
+    return _ORDERS[k]
+
+
+def _team(th: ThreadExtractor, ins: Instr) -> LsaTeam:
+    cfg = th.ex.config
+    team = lsa_team([cfg.node_of(r) for r in range(cfg.ranks)], th.code.rank)
+    if team is None:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: the ranks of a node are not contiguous "
+                          "(--nodes): NCCL's LSA team is modelled as contiguous world ranks")
+    return team
+
+
+def _window(th: ThreadExtractor, v: Value, ins: Instr) -> Ptr:
+    w = _ptr(th, v, ins, "the window")
+    if w.offset or w.rank != th.code.rank:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: the window is not a kernel parameter of "
+                          "type ncclWindow_t")
+    return w
+
+
+def _lsa_local_pointer(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    w = _window(th, args[0], ins)
+    return Ptr(w.base, w.rank, _int(th, args[1], ins, "the offset"))
+
+
+def _lsa_pointer(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """ncclGetLsaPointer(w, offset, peer): ``peer`` is an LSA rank (core.h:269)."""
+    w = _window(th, args[0], ins)
+    offset = _int(th, args[1], ins, "the offset")
+    peer = _int(th, args[2], ins, "the peer")
+    team = _team(th, ins)
+    if not 0 <= peer < team.size:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: peer {peer} is not an LSA rank (the LSA "
+                          f"team of rank {th.code.rank} has {team.size} ranks, --nodes)")
+    return Ptr(w.base, team.first + peer, offset)
+
+
+def _lsa_peer_pointer(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """ncclGetPeerPointer(w, offset, peer): ``peer`` is a world rank (core.h:270); only a
+    rank of the caller's LSA team is reachable by load/store."""
+    w = _window(th, args[0], ins)
+    offset = _int(th, args[1], ins, "the offset")
+    peer = _pe(th, args[2], ins)
+    team = _team(th, ins)
+    if not team.first <= peer < team.first + team.size:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: rank {peer} is not in the LSA team of rank "
+                          f"{th.code.rank} (another node, --nodes): it takes GIN")
+    return Ptr(w.base, peer, offset)
+
+
+def _barrier_args(th: ThreadExtractor, ins: Instr,
+                  args: list[Value]) -> tuple[int, int, str, LsaTeam, list[int]]:
+    """(index, epoch, order, team, the world ranks of this thread's peers)."""
+    index, epoch, _, trank, tsize, crank, csize = (
+        _int(th, a, ins, what) if k != 2 else 0 for k, (a, what) in enumerate(zip(
+            args, ("the barrier index", "the epoch", "", "the team rank", "the team size",
+                   "the thread rank", "the Coop size"), strict=True)))
+    order = _order(th, args[2], ins)
+    team = _team(th, ins)
+    if (trank, tsize) != (team.rank, team.size):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: an LSA barrier over a team other than the "
+                          f"LSA team (rank {trank} of {tsize}; the LSA team: {team.rank} of "
+                          f"{team.size}) is not supported")
+    # lsa_barrier__funcs.h:73-74 and :119-120: this thread's share of the peers
+    peers = [team.first + i + (1 if trank <= i else 0) for i in range(crank, tsize - 1, csize)]
+    return index, epoch, order, team, peers
+
+
+def _lsa_barrier_multimem(th: ThreadExtractor, fr: Frame, ins: Instr,
+                          args: list[Value]) -> Value | None:
+    raise th.ex.error(ins.pos, "an LSA barrier session with multimem=true (multimem.red "
+                      "arrivals, lsa_barrier__funcs.h:57-67) is not supported yet")
+
+
+def _inbox(th: ThreadExtractor, owner: int, index: int, sender: int, ins: Instr) -> str:
+    ranks = th.ex.config.ranks
+    return th.loc(Ptr(LSA_INBOX, owner, 4 * (index * ranks + sender)), 4, ins.pos)
+
+
+def _lsa_barrier_arrive(th: ThreadExtractor, fr: Frame, ins: Instr,
+                        args: list[Value]) -> Value | None:
+    """lsa_barrier__funcs.h:68-78: cuda::atomic_thread_fence(releaseOrderOf(order)) when the
+    team has more than one rank (system scope: .sys), then a relaxed store of epoch+1 into
+    each of this thread's peers' inbox slot of this rank."""
+    index, epoch, order, team, peers = _barrier_args(th, ins, args)
+    release = {"acquire": "relaxed", "acq_rel": "release"}.get(order, order)  # utility.h:350
+    what = f"ncclLsaBarrierSession::arrive ({order})"
+    if team.size > 1 and release != "relaxed":
+        th.emit("fence.sc.sys" if release == "seq_cst" else "fence.acq_rel.sys", ins.pos, what)
+    for peer in peers:
+        th.emit(f"st.relaxed.sys {_inbox(th, peer, index, th.code.rank, ins)}, {epoch + 1}",
+                ins.pos, what)
+    return None
+
+
+def _lsa_barrier_wait(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """lsa_barrier__funcs.h:118-137: for each of this thread's peers, load the own inbox slot
+    of that peer (acquireOrderOf(order), utility.h:345) until it reaches epoch+1 (a blocking
+    wait: the litmus loop is cut at --unroll); the new epoch is epoch+1."""
+    index, epoch, order, _, peers = _barrier_args(th, ins, args)
+    acquire = {"release": "relaxed", "acq_rel": "acquire",
+               "consume": "acquire"}.get(order, order)  # utility.h:345
+    what = f"ncclLsaBarrierSession::wait ({order})"
+    for peer in peers:
+        slot = _inbox(th, th.code.rank, index, peer, ins)
+        got = th.fresh_reg("lsa")
+        head, done = th.label(), th.label()
+        th.emit(f"{head}:", ins.pos)
+        if acquire == "seq_cst":  # the ASPLOS'19 mapping (include/cuda/atomic)
+            th.emit("fence.sc.sys", ins.pos, what)
+        sem = "relaxed" if acquire == "relaxed" else "acquire"
+        th.emit(f"ld.{sem}.sys {got}, {slot}", ins.pos, what)
+        th.emit(f"bge {got}, {epoch + 1}, {done}", ins.pos, what)
+        th.emit(f"goto {head}", ins.pos, what)
+        th.emit(f"{done}:", ins.pos)
+    return (epoch + 1) & 0xFFFFFFFF
+
+
+# --------------------------------------------------------------------------
+# NCCL GIN (docs/kernels.md, "NCCL"; docs/litmus-format.md §9)
+# --------------------------------------------------------------------------
+
+GIN_ACTIONS = {1: ("sig", False), 2: ("wsig", False), 3: ("lsig", False), 4: ("sig", True),
+               5: ("wsig", True), 6: ("lsig", True)}
+"""The remote action kinds of nccl_device.h's __gdrcheck_gin_action -> (the litmus put
+option, whether it adds a value): ncclGin_StrongSignalInc, WeakSignalInc, SignalInc
+(deprecated), StrongSignalAdd, WeakSignalAdd, SignalAdd (deprecated), gin.h:59-91."""
+
+
+def _signal_name(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    k = _int(th, v, ins, "the signal index")
+    name = f"ncclGinSignal{k}"
+    th.ex.signals.add(name)
+    return name
+
+
+def _context(th: ThreadExtractor, v: Value, ins: Instr) -> str:
+    k = _int(th, v, ins, "the GIN context index")
+    if k < 0:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: GIN context {k}")
+    return f"c{k}"
+
+
+def _action(th: ThreadExtractor, args: list[Value], ins: Instr) -> tuple[str, str, bool] | None:
+    """(option, signal with its add, weak) of a remote action; None for ncclGin_None."""
+    kind = _int(th, args[0], ins, "the remote action")
+    if kind == 0:
+        return None
+    if kind not in GIN_ACTIONS:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: remote action kind {kind}")
+    option, adds = GIN_ACTIONS[kind]
+    sig = _signal_name(th, args[1], ins)
+    value = _signed64(_int(th, args[2], ins, "the signal value"))
+    if adds and value != 1:
+        sig = f"{sig}+{value}"
+    elif not adds and value != 1:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: an increment by {value}")
+    return option, sig, option == "wsig"
+
+
+def _gin_put(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """ncclGin::put (gin.h:250-256): one gin.put per element of the window (the litmus put
+    moves one word); the signal goes with the last, which a strong signal covers with the
+    earlier puts on the context to that peer (R-GIN-3); a weak one covers only its own put
+    (R-GIN-4), so a weak signal on a put of several elements is refused."""
+    ctx = _context(th, args[0], ins)
+    peer = _pe(th, args[1], ins)
+    dst = _window(th, args[2], ins)
+    dst_off = _int(th, args[3], ins, "the destination offset")
+    src = _window(th, args[4], ins)
+    src_off = _int(th, args[5], ins, "the source offset")
+    nbytes = _int(th, args[6], ins, "the size")
+    action = _action(th, args[7:10], ins)
+    # a window has no element type: the one its other accesses gave, else one word of the
+    # put's size (up to 8 bytes)
+    known = [th.ex.elems[b] for b in (dst.base, src.base) if b in th.ex.elems]
+    word = known[0] if known else min(nbytes, 8)
+    for b in (dst.base, src.base):
+        th.ex.elem_size(b, word, ins.pos)
+    dests = _elements(th, Ptr(dst.base, peer, dst_off), nbytes, 1, ins)
+    srcs = _elements(th, Ptr(src.base, th.code.rank, src_off), nbytes, 1, ins)
+    if len(dests) != len(srcs):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: source and destination windows have "
+                          "different element sizes")
+    if action is not None and action[2] and len(dests) != 1:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a weak signal on a put of {len(dests)} "
+                          "elements (the litmus put moves one word; a weak signal covers "
+                          "only its own put, R-GIN-4): give a count of one element")
+    for k, (d, sr) in enumerate(zip(dests, srcs, strict=True)):
+        dsize = th.ex.elem_size(d.base, 1, ins.pos)
+        text = (f"gin.put {ctx}, {th.loc(d, dsize, ins.pos, peer)}, "
+                f"{th.loc(sr, th.ex.elem_size(sr.base, 1, ins.pos), ins.pos)}")
+        if action is not None and k == len(dests) - 1:
+            text += f", {action[0]}={action[1]}"
+        th.emit(text, ins.pos, _api(ins))
+    return None
+
+
+def _gin_put_value(th: ThreadExtractor, fr: Frame, ins: Instr,
+                   args: list[Value]) -> Value | None:
+    """ncclGin::putValue (gin.h:285-290)."""
+    ctx = _context(th, args[0], ins)
+    peer = _pe(th, args[1], ins)
+    dst = _window(th, args[2], ins)
+    dst_off = _int(th, args[3], ins, "the destination offset")
+    value = _signed64(_int(th, args[4], ins, "the value"))
+    size = _int(th, args[5], ins, "the value's size")
+    action = _action(th, args[6:9], ins)
+    text = (f"gin.put_value {ctx}, {th.loc(Ptr(dst.base, peer, dst_off), size, ins.pos, peer)}, "
+            f"{value}")
+    if action is not None:
+        text += f", {action[0]}={action[1]}"
+    th.emit(text, ins.pos, _api(ins))
+    return None
+
+
+def _gin_signal(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """ncclGin::signal (gin.h:303-308): gin.signal on the peer's signal."""
+    ctx = _context(th, args[0], ins)
+    peer = _pe(th, args[1], ins)
+    action = _action(th, args[2:5], ins)
+    if action is None:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a signal with ncclGin_None")
+    option, sig, _ = action
+    name, plus, add = sig.partition("+")
+    flag = {"sig": "", "wsig": ", weak", "lsig": ", legacy"}[option]
+    th.emit(f"gin.signal {ctx}, {name}@{peer}{plus}{add}{flag}", ins.pos, _api(ins))
+    return None
+
+
+def _acquire_only(th: ThreadExtractor, v: Value, ins: Instr, relaxed_ok: bool) -> str:
+    order = _order(th, v, ins)
+    if order in ("acquire", "seq_cst", "consume") or (relaxed_ok and order == "relaxed"):
+        return "relaxed" if order == "relaxed" else "acquire"
+    raise th.ex.error(ins.pos, f"{_api(ins)} with memory order {order} is not modelled "
+                      "(the litmus call is an acquire)")
+
+
+def _gin_flush(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """ncclGin::flush (gin.h:312-314): gin.flush on the context (R-GIN-8)."""
+    ctx = _context(th, args[0], ins)
+    _acquire_only(th, args[1], ins, relaxed_ok=False)
+    th.emit(f"gin.flush {ctx}", ins.pos, _api(ins))
+    return None
+
+
+def _gin_read_signal(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """ncclGin::readSignal (gin.h:344-345): gin.read_signal (acquire, or .relaxed)."""
+    sig = _signal_name(th, args[0], ins)
+    if _int(th, args[1], ins, "bits") != 64:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a read of fewer than 64 bits is not modelled")
+    order = _acquire_only(th, args[2], ins, relaxed_ok=True)
+    if th.host == "check":
+        raise th.ex.error(ins.pos, "a host check reads a signal (only buffers)")
+    dst = th.reg(fr.depth, ins.name)
+    call = "gin.read_signal.relaxed" if order == "relaxed" else "gin.read_signal"
+    th.emit(f"{call} {dst}, {sig}", ins.pos, _api(ins))
+    return Sym(dst)
+
+
+def _gin_wait_signal(th: ThreadExtractor, fr: Frame, ins: Instr,
+                     args: list[Value]) -> Value | None:
+    """ncclGin::waitSignal (gin.h:352-354): gin.wait_signal S, least (a blocking acquire
+    wait, R-GIN-10); its threshold must be a constant."""
+    sig = _signal_name(th, args[0], ins)
+    least = args[1]
+    if not isinstance(least, int):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: the threshold is a value read from memory "
+                          "(e.g. readSignal() + n); the litmus gin.wait_signal takes a constant "
+                          "(not supported yet)")
+    if _int(th, args[2], ins, "bits") != 64:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a wait on fewer than 64 bits is not modelled")
+    _acquire_only(th, args[3], ins, relaxed_ok=False)
+    th.emit(f"gin.wait_signal {sig}, {_signed64(least)}", ins.pos, _api(ins))
+    return None
+
+
+def _gin_reset_signal(th: ThreadExtractor, fr: Frame, ins: Instr,
+                      args: list[Value]) -> Value | None:
+    """ncclGin::resetSignal (gin.h:377): gin.reset_signal (R-GIN-11)."""
+    th.emit(f"gin.reset_signal {_signal_name(th, args[0], ins)}", ins.pos, _api(ins))
+    return None
 
 
 # --------------------------------------------------------------------------

@@ -24,6 +24,9 @@ CONFIG_RE = re.compile(r"^\s*//\s*gdrcheck:(.*)$")
 
 _VERDICTS = ("Allowed", "Forbidden", "Undefined", "Required")
 _LIVENESS = ("Hang", "Live")
+HOST_ORDERS = ("final", "stream")
+"""--host-order: the host check reads the final state (after every rank's kernel), or the
+host code is ordered with its own rank's kernel only (docs/kernels.md, "Host code")."""
 
 
 @dataclass(frozen=True)
@@ -68,17 +71,21 @@ def make_run(kernel: str | None, ranks: int | None, grid: int = 1, block: int = 
              models: tuple[str, ...] = (), expect: tuple[str, ...] = (),
              liveness: tuple[str, ...] = (), unroll: int | None = None,
              pos: Pos = NOWHERE, init: str | None = None,
-             check: str | None = None, defines: tuple[str, ...] = ()) -> KernelRun:
+             check: str | None = None, defines: tuple[str, ...] = (),
+             host_order: str = "final") -> KernelRun:
     """A run from option values (the command line's or a ``// gdrcheck:`` line's)."""
     if not kernel:
         raise InputError("--kernel NAME is needed (the __global__ function to check)")
     if ranks is None:
         raise InputError("--ranks R is needed (the number of ranks, PEs)")
+    if host_order not in HOST_ORDERS:
+        raise InputError(f"--host-order {host_order!r}: expected {' or '.join(HOST_ORDERS)}")
     node_list = parse_ints(nodes, "--nodes") if nodes else None
     parsed = tuple(parse_arg(a) for a in args)
     models_list = tuple(m.strip() for group in models for m in group.split(",") if m.strip())
     return KernelRun(
-        Config(kernel, ranks, grid, block, node_list, parsed, init, check), models_list,
+        Config(kernel, ranks, grid, block, node_list, parsed, init, check, host_order),
+        models_list,
         tuple(check_entry(e, _VERDICTS, "--expect") for e in expect),
         tuple(check_entry(e, _LIVENESS, "--liveness") for e in liveness), unroll, pos,
         tuple(defines))
@@ -95,7 +102,8 @@ def parse_line(text: str, pos: Pos) -> KernelRun:
     names = {"--kernel": "kernel", "--ranks": "ranks", "--grid": "grid", "--block": "block",
              "--nodes": "nodes", "--arg": "arg", "-m": "model", "--model": "model",
              "--expect": "expect", "--liveness": "liveness", "--unroll": "unroll",
-             "--init": "init", "--check": "check", "-D": "define", "--define": "define"}
+             "--init": "init", "--check": "check", "-D": "define", "--define": "define",
+             "--host-order": "host_order"}
     k = 0
     while k < len(tokens):
         tok = tokens[k]
@@ -133,7 +141,8 @@ def parse_line(text: str, pos: Pos) -> KernelRun:
                         integer("block", 1) or 1, one("nodes"), tuple(opts.get("arg", [])),
                         tuple(opts.get("model", [])), tuple(opts.get("expect", [])),
                         tuple(opts.get("liveness", [])), integer("unroll", None), pos,
-                        one("init"), one("check"), tuple(opts.get("define", [])))
+                        one("init"), one("check"), tuple(opts.get("define", [])),
+                        one("host_order") or "final")
     except InputError as err:
         if not err.pos.line:
             err.pos = pos

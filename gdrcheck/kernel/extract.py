@@ -21,6 +21,7 @@ from typing import Protocol
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel import ir
 from gdrcheck.kernel.ir import BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SrcPos
+from gdrcheck.kernel.nccl import DEV_COMM_TYPE, dev_comm_field, lsa_team
 from gdrcheck.kernel.values import (
     BoolOp,
     Cmp,
@@ -60,6 +61,7 @@ class Config:
     args: tuple[tuple[str, tuple[int, ...]], ...] = ()
     init: str | None = None  # a __device__ function: the host's initialisation, per rank
     check: str | None = None  # a __device__ function: the host's check after the kernel
+    host_order: str = "final"  # "stream": init and check run in the rank's thread, in order
 
     def node_of(self, rank: int) -> int:
         return self.nodes[rank] if self.nodes else rank
@@ -119,6 +121,7 @@ class Extraction:
     asserts: list[AssertSite]
     init_values: dict[tuple[str, int, int], int] = field(default_factory=dict)
     host_failures: list[HostFailure] = field(default_factory=list)
+    signals: set[str] = field(default_factory=set)  # NCCL GIN signals (``S : signal``)
 
     def location_name(self, base: str, index: int) -> str:
         if self.indices.get(base, {0}) <= {0}:
@@ -167,6 +170,7 @@ class ThreadExtractor:
         self.labels = 0
         self.steps = 0
         self.loop_headers: dict[str, dict[str, frozenset[str]]] = {}
+        self.end = "LEND"  # the label the top frame's ret jumps to
 
     # ---- registers, labels, lines
 
@@ -285,12 +289,15 @@ class ThreadExtractor:
 
     # ---- the walk
 
-    def run(self, fn: ir.Function, env: dict[str, Value]) -> None:
+    def run(self, fn: ir.Function, env: dict[str, Value], end: str = "LEND") -> None:
+        """Interpret ``fn``; its returns jump to ``end`` (a label of its own when host code
+        runs before or after the kernel in the same thread)."""
         self.loop_headers[fn.name] = _loop_headers(fn)
+        self.end = end
         st = PathState([Frame(fn, env, fn.entry, 0, 0)], {})
         self.walk(st)
         if self.host is None:
-            self.emit("LEND:", None)
+            self.emit(f"{end}:", None)
 
     def walk(self, st: PathState) -> None:
         while True:
@@ -322,7 +329,7 @@ class ThreadExtractor:
             if op == "ret":
                 if len(st.frames) == 1:
                     if self.host is None:
-                        self.emit("goto LEND", ins.pos)
+                        self.emit(f"goto {self.end}", ins.pos)
                     return
                 done = st.frames.pop()
                 caller = st.frames[-1]
@@ -599,6 +606,8 @@ class ThreadExtractor:
         if not isinstance(p, Ptr):
             raise self.ex.error(ins.pos, "a load through an address that is not a kernel "
                                 "parameter's buffer")
+        if p.base in self.ex.comms:
+            return self.comm_field(p, ins)
         if ins.atomic:
             raise self.ex.error(ins.pos, "an IR atomic load: its scope is lost in the IR; use "
                                 "cuda::atomic_ref or inline PTX")
@@ -619,12 +628,28 @@ class ThreadExtractor:
                   "volatile load" if ins.volatile else "load")
         return Sym(dst)
 
+    def comm_field(self, p: Ptr, ins: Instr) -> int:
+        """A field of the NCCL communicator, from the configuration (gdrcheck/kernel/nccl.py)."""
+        cfg = self.ex.config
+        nodes = [cfg.node_of(r) for r in range(cfg.ranks)]
+        value = dev_comm_field(p.offset, nodes, p.rank) if ins.bits == 32 else None
+        if value is None:
+            if lsa_team(nodes, p.rank) is None:
+                raise self.ex.error(ins.pos, "the ranks of a node are not contiguous (--nodes): "
+                                    "NCCL's LSA team is modelled as contiguous world ranks")
+            raise self.ex.error(ins.pos, f"a read of {p.base} at byte {p.offset}: of the "
+                                "ncclDevComm fields only rank, nRanks, lsaRank and lsaSize "
+                                "are modelled")
+        return value
+
     def store(self, fr: Frame, ins: Instr) -> None:
         v = self.value(fr, ins.operands[0], ins)
         p = self.value(fr, ins.operands[1], ins)
         if not isinstance(p, Ptr):
             raise self.ex.error(ins.pos, "a store through an address that is not a kernel "
                                 "parameter's buffer")
+        if p.base in self.ex.comms:
+            raise self.ex.error(ins.pos, f"a store into the communicator {p.base}")
         if ins.atomic:
             raise self.ex.error(ins.pos, "an IR atomic store: its scope is lost in the IR; "
                                 "use cuda::atomic_ref or inline PTX")
@@ -667,10 +692,12 @@ class Extractor:
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
         self.host_failures: list[HostFailure] = []
+        self.signals: set[str] = set()
         self.calls = calls(self)
         self.kernel = module.kernel(config.kernel)
+        self.comms = {p.name for p in self.kernel.params if p.byval == DEV_COMM_TYPE}
         for p in self.kernel.params:
-            if p.pointer and p.elem_bytes:
+            if p.pointer and p.elem_bytes and p.name not in self.comms:
                 self.elems[p.name] = p.elem_bytes
 
     def error(self, pos: SrcPos | None, message: str) -> KernelError:
@@ -686,8 +713,12 @@ class Extractor:
     def extract(self) -> Extraction:
         cfg = self.config
         threads: list[ThreadCode] = []
+        stream = cfg.host_order == "stream"
+        if stream and (cfg.init or cfg.check) and cfg.grid * cfg.block != 1:
+            raise KernelError("--host-order stream runs the host code in the rank's one kernel "
+                              "thread: it needs --grid 1 --block 1")
         for name, mode in ((cfg.init, "init"), (cfg.check, "check")):
-            if name is None:
+            if name is None or stream:
                 continue
             fn = self.host_function(name, mode)
             for rank in range(cfg.ranks):
@@ -699,12 +730,30 @@ class Extractor:
             for cta in range(cfg.grid):
                 for tid in range(cfg.block):
                     code = ThreadCode(len(threads), rank, cta, tid)
-                    ThreadExtractor(self, code).run(self.kernel, dict(env))
+                    th = ThreadExtractor(self, code)
+                    # stream order (docs/kernels.md, "Host code"): the host's copies
+                    # complete before the kernel starts, the kernel before the host's
+                    # cudaStreamSynchronize returns; each boundary is a fence.sc.sys
+                    if stream and cfg.init:
+                        th.run(self.host_function(cfg.init, "init"), self.host_env(cfg.init,
+                                                                                  rank), "LINIT")
+                        th.emit("fence.sc.sys", None, "stream order: host code, then kernel")
+                    th.run(self.kernel, dict(env), "LEND" if not (stream and cfg.check)
+                           else "LKERNEL")
+                    if stream and cfg.check:
+                        th.emit("fence.sc.sys", None, "stream order: kernel, then host code")
+                        th.run(self.host_function(cfg.check, "check"),
+                               self.host_env(cfg.check, rank))
                     threads.append(code)
         for code in threads:
             code.lines = _drop_unused_labels(code.lines)
         return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
-                          self.asserts, self.init_values, self.host_failures)
+                          self.asserts, self.init_values, self.host_failures, self.signals)
+
+    def host_env(self, name: str, rank: int) -> dict[str, Value]:
+        fn = self.module.kernel(name)
+        return {p.ir_name: v for p, v in zip(fn.params, self.arguments(rank).values(),
+                                             strict=True)}
 
     def host_function(self, name: str, mode: str) -> ir.Function:
         """The ``--init``/``--check`` function: it takes the kernel's parameters."""

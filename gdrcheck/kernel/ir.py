@@ -140,6 +140,7 @@ class Param:
     name: str
     pointer: bool
     elem_bytes: int | None
+    byval: str | None = None  # a struct passed by value: its IR type (``struct.ncclDevComm``)
 
 
 @dataclass
@@ -418,5 +419,11 @@ def _params(fn: object, sub: str | None, meta: dict[str, dict[str, str]]) -> tup
     for i, arg in enumerate(fn.arguments, 1):
         src, ty = names.get(i, (f"arg{i}", ""))
         pointer, size = _elem_bytes(meta, ty)
-        out.append(Param(arg.name, src, pointer or str(arg.type) == "ptr", size))
+        byval = None
+        for attr in arg.attributes:
+            m = re.fullmatch(r"byval\(%(.+)\)", attr.decode() if isinstance(attr, bytes)
+                             else str(attr))
+            if m:  # LLVM renames a struct type parsed again in one context: ``X.0``
+                byval = re.sub(r"\.\d+$", "", m.group(1))
+        out.append(Param(arg.name, src, pointer or str(arg.type) == "ptr", size, byval))
     return tuple(out)

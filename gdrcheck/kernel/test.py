@@ -61,6 +61,7 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
                             for r in range(cfg.ranks))
             else:
                 init.append(f"{name} = 0;")
+    init.extend(f"{sig} : signal;" for sig in sorted(ex.signals))
     out.append("{ " + " ".join(init) + " }")
     heads = [f"P{th.index}@cta {th.cta},gpu {th.rank},node {cfg.node_of(th.rank)}"
              for th in ex.threads]
