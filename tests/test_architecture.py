@@ -18,8 +18,9 @@ LAYERS: dict[str, set[str]] = {
     # the pipeline, bottom up
     "errors": set(),
     "grammar_cache": set(),
-    "litmus": {"errors", "grammar_cache"},
-    "cat": {"errors", "grammar_cache"},
+    "limits": {"errors"},
+    "litmus": {"errors", "grammar_cache", "limits"},
+    "cat": {"errors", "grammar_cache", "limits"},
     "lower": {"errors", "litmus"},
     "engine": {"errors", "litmus", "cat", "lower"},
     "analysis": {"errors", "litmus", "cat", "lower", "engine"},

@@ -13,7 +13,8 @@ from gdrcheck.errors import InputError
 @click.command()
 @include_option
 def models(include_dirs: tuple[str, ...]) -> None:
-    """List the models and their variants."""
+    """List the models and their variants. A model file that does not load is reported
+    (``file:line:col``) and the others are listed; the exit code is then 2."""
     from rich.table import Table
 
     from gdrcheck.analysis.models import get_model
@@ -25,18 +26,22 @@ def models(include_dirs: tuple[str, ...]) -> None:
     table.add_column("accepts (dialects)")
     table.add_column("variants")
     table.add_column("file")
+    failed = False
     for name in available_models(include_dirs):
         try:
             m = get_model(name, include_dirs)
-        except InputError as err:
+        except InputError as err:  # listed on stderr; the others are still listed
             click.echo(err.render(), err=True)
-            sys.exit(2)
+            failed = True
+            continue
         docs = {v.name: v.doc for v in m.variants}
         vs = ", ".join(f"{v} ({docs[v]})" if docs.get(v) else v
                        for v in sorted(m.variant_names)) or "-"
         table.add_row(name, m.title or "", accepts_text(m.accepts),
                       vs, str(m.path))
     console().print(table)
+    if failed:
+        sys.exit(2)
 
 
 def accepts_text(accepts: frozenset[str]) -> str:
