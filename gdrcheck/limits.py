@@ -25,7 +25,7 @@ MAX_EXPR_DEPTH = 200
 """How deep a cat expression (or ``if`` block, or variant condition) may nest once long
 chains of one associative operator (``|``, ``++``, ``;``, ``&``) are folded into
 balanced trees: ``~~~...r`` or ``f(f(f(...)))`` 200 levels deep. The shipped models
-nest at most 12 levels; every stage after the parser walks expressions by recursion."""
+nest at most 10 levels; every stage after the parser walks expressions by recursion."""
 
 
 def size_text(n: int) -> str:

@@ -32,7 +32,7 @@ LAYERS: dict[str, set[str]] = {
     "batch": {"errors", "litmus", "engine", "analysis", "report"},
     "api": {"errors", "litmus", "engine", "analysis", "report"},
     "pytest_plugin": {"errors", "litmus", "engine", "analysis", "report"},
-    "cli": {"errors", "litmus", "cat", "lower", "engine", "analysis", "gen", "report",
+    "cli": {"errors", "limits", "litmus", "cat", "lower", "engine", "analysis", "gen", "report",
             "batch", "hw", "web"},
     "web": {"errors", "litmus", "cat", "analysis", "report", "api"},
     # the documented names of gen's strategies
