@@ -109,10 +109,11 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     for path in files:
         # --timeout bounds each question from the start: the file's parsing (and the
         # loading of the models its Expect= lines name) counts in its first question
-        first: Deadline | None = Deadline(timeout)
+        reading = Deadline(timeout)
+        first: Deadline | None = reading
         try:
-            test = load_litmus(path, first.tick)
-            check_model_names(test, include_dirs, first.tick)
+            test = load_litmus(path, reading.tick)
+            check_model_names(test, include_dirs, reading.tick)
             runs = (all_runs(test, models, wanted) if all_mode
                     else [(spec, extra) for spec in models_for(test, model)])
         except InputError as err:

@@ -117,6 +117,16 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
 }
 
 
+def warm(name: str) -> None:
+    """Do once what the first input of target ``name`` would otherwise pay for: build
+    the parsers, load the shipped models, start the web application (15 s on a loaded
+    machine: a slow unit that is no input's)."""
+    if name == "web":
+        _web_client()
+    else:
+        TARGETS[name](b"")
+
+
 def corpus(name: str) -> list[Path]:
     """The seed files of target ``name``, sorted."""
     return sorted(p for p in (CORPUS / name).iterdir() if p.is_file())
