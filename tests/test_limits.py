@@ -69,9 +69,10 @@ def test_the_test_parse_stops_at_the_deadline(tmp_path: Path) -> None:
     with pytest.raises(Expired):
         load_litmus(path, Deadline(0.3).tick)
     assert time.perf_counter() - t0 < 0.3 + 3
-    r = CliRunner().invoke(main, ["check", "--timeout", "0.3", "-m", "sc", str(path)])
-    assert r.exit_code == 2
-    assert "timeout after 0.3 s while reading the test" in r.output
+    for command in ("check", "explain", "sweep"):
+        r = CliRunner().invoke(main, [command, "--timeout", "0.3", "-m", "sc", str(path)])
+        assert r.exit_code == 2, (command, r.output)
+        assert "timeout after 0.3 s while reading the test" in r.output
 
 
 def test_the_model_load_counts_in_the_timeout(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from gdrcheck.cli.options import (
     check_options,
     fail,
     include_option,
+    load_test,
     split,
     timeout_option,
     unroll_option,
@@ -46,7 +47,6 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     An allowed outcome gets its witness execution."""
     from gdrcheck.analysis.explain import explain as run_explain
     from gdrcheck.analysis.models import models_for
-    from gdrcheck.litmus import load_litmus
     from gdrcheck.report.explain import explanation_json, format_explanation
 
     options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
@@ -56,7 +56,7 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     n = 0
     for path in files:
         try:
-            test = load_litmus(path)
+            test = load_test(path, timeout)
             specs = models_for(test, model)
         except InputError as err:
             fail(err, path)

@@ -18,6 +18,8 @@ from gdrcheck.lower import DEFAULT_UNROLL
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from gdrcheck.litmus.ast import Test
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_CODES = ("Exit codes: 0 every test ran and met its Expect= and Liveness= entries; "
@@ -84,6 +86,19 @@ def err_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)
+
+
+def load_test(path: str, timeout: float | None) -> Test:
+    """The litmus file ``path``, its parsing bounded by ``timeout`` (``--timeout`` bounds
+    the parsing too, docs/limits.md): running out is an InputError (exit 2)."""
+    from gdrcheck.engine.deadline import Deadline, Expired
+    from gdrcheck.litmus import load_litmus
+
+    try:
+        return load_litmus(path, Deadline(timeout).tick)
+    except Expired:
+        raise InputError(f"timeout after {timeout:g} s while reading the test (--timeout "
+                         "bounds its parsing too)", str(path)) from None
 
 
 def fail(err: InputError, path: str | None = None) -> None:
