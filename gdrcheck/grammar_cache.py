@@ -18,11 +18,13 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lark import Lark
 from lark import __version__ as lark_version
+from lark.exceptions import UnexpectedToken
 
 OFF = "off"
 """``GDRCHECK_CACHE_DIR=off``: build every parser in memory."""
@@ -65,3 +67,24 @@ def cached_lark(name: str, grammar: str, **options: Any) -> Lark:
     except OSError:
         return Lark(grammar, **options)
     return Lark(grammar, cache=str(final), **options)
+
+
+TICK_TOKENS = 256
+"""How many tokens :func:`ticking_parse` reads between two polls of its deadline."""
+
+
+def ticking_parse(parser: Lark, text: str, tick: Callable[[], None], **options: Any) -> Any:
+    """``parser.parse(text, **options)`` with ``tick`` called every :data:`TICK_TOKENS`
+    tokens, so that a time limit bounds the parse of a large input. A syntax error is
+    the one ``parse`` raises, with the interactive parser at the failing token (what
+    the "expected ..." messages read)."""
+    ip = parser.parse_interactive(text, **options)
+    try:
+        for count, _tok in enumerate(ip.iter_parse()):
+            if count % TICK_TOKENS == 0:
+                tick()
+        return ip.feed_eof()
+    except UnexpectedToken as exc:
+        if exc.interactive_parser is None:
+            exc.interactive_parser = ip
+        raise

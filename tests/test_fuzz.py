@@ -63,7 +63,7 @@ def test_a_failure_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     case = fuzz.Case(0, ("check",), "PTX T\n{ x = 0; }\n P0 ;\n st.weak x, 1 ;\nexists (x=1)\n")
     assert fuzz.run_case(case, tmp_path).failure is None
 
-    def broken(path: object) -> None:
+    def broken(*args: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(gdrcheck.litmus, "load_litmus", broken)

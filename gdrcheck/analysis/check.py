@@ -6,7 +6,7 @@ batch jobs and the other questions all call :func:`check_test`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from gdrcheck.analysis.models import ModelSpec, check_model_names, expected_verdict, get_model
@@ -38,14 +38,15 @@ def chosen_variants(test: A.Test, spec: ModelSpec, variants: Sequence[str] = ()
 
 
 def prepare(test: A.Test, model: str | ModelSpec, variants: Sequence[str] = (),
-            options: CheckOptions = DEFAULT_OPTIONS
+            options: CheckOptions = DEFAULT_OPTIONS, tick: Callable[[], None] | None = None
             ) -> tuple[ModelSpec, LoadedModel, frozenset[str]]:
     """The model of one run, loaded and checked against the test: its spec, the loaded
     model and the variants on. Raises InputError for an unknown variant and
-    UnsupportedError when the model does not describe the test."""
+    UnsupportedError when the model does not describe the test; ``tick`` (a deadline's
+    poll) bounds the loading of models not yet loaded."""
     spec = ModelSpec.of(model)
-    check_model_names(test, options.include_dirs)
-    loaded = get_model(spec.name, options.include_dirs)
+    check_model_names(test, options.include_dirs, tick)
+    loaded = get_model(spec.name, options.include_dirs, tick)
     chosen = chosen_variants(test, spec, variants)
     unknown = sorted(v for v in chosen - loaded.variant_names
                      if v not in test.variants)  # a test may name variants of other models
@@ -71,11 +72,17 @@ def check_test(
     deadline: Deadline | None = None,
 ) -> Result:
     """The verdict of ``test`` under ``model`` (with the test's own Variant= lines).
-    ``options.timeout`` bounds the whole of it, from here (loading, lowering, encoding,
-    every solver call); a caller with a larger budget passes its ``deadline``."""
+    ``options.timeout`` bounds the whole of it, from here (loading the model, lowering,
+    encoding, every solver call); a caller whose budget started earlier (the parsing of
+    the test, a search) passes its ``deadline``."""
     if deadline is None:
         deadline = Deadline(options.timeout)
-    spec, loaded, chosen = prepare(test, model, variants, options)
+    try:
+        spec, loaded, chosen = prepare(test, model, variants, options, deadline.tick)
+    except Expired:
+        return Result(test.name, str(model), options.engine, test.condition.quantifier,
+                      Verdict.UNKNOWN, None, None, time=deadline.elapsed(),
+                      reason="timeout while loading the model")
     # the model as run: with the extra variants and the test's own Variant= lines
     shown = spec.with_variants([*variants, *(v for v in test.variants
                                              if v in loaded.variant_names)])

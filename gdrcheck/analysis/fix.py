@@ -97,9 +97,10 @@ def _goal(test: A.Test) -> Verdict:
 
 
 def _judge(test: A.Test, targets: Sequence[ModelSpec], every_variant: bool,
-           options: CheckOptions) -> tuple[dict[str, str], bool | None]:
+           options: CheckOptions, budget: Deadline | None = None
+           ) -> tuple[dict[str, str], bool | None]:
     """The verdicts of ``test`` per target, and whether they all forbid the outcome
-    (None: some answer is Unknown)."""
+    (None: some answer is Unknown); every check within what is left of ``budget``."""
     goal = _goal(test)
     verdicts: dict[str, str] = {}
     ok: bool | None = True
@@ -107,14 +108,14 @@ def _judge(test: A.Test, targets: Sequence[ModelSpec], every_variant: bool,
         if every_variant:
             from gdrcheck.analysis.sweep import sweep_test
 
-            r = sweep_test(test, spec, options)
+            r = sweep_test(test, spec, options if budget is None else _left(options, budget))
             kinds = set(r.verdicts.values())
             verdicts[f"{spec} (every variant)"] = (str(goal) if kinds == {goal}
                                                    else ", ".join(sorted(map(str, kinds))))
             if kinds != {goal}:
                 ok = False
             continue
-        res = check_test(test, spec, options=options)
+        res = check_test(test, spec, options=options, deadline=budget)
         verdicts[res.model] = str(res.verdict) + (" (vacuous)" if res.vacuous else "")
         if res.verdict == Verdict.UNKNOWN:
             ok = None if ok else ok
@@ -191,14 +192,15 @@ class _Checker:
         if self.out.strategy == "shared":
             self.out.fallbacks += 1
         self.first = True
-        verdicts, ok = _judge(repaired, self.specs, self.every_variant, self.options)
+        verdicts, ok = _judge(repaired, self.specs, self.every_variant, self.options,
+                              self.budget)
         return self._confirm(repaired) if ok else (verdicts, ok)
 
     def _confirm(self, repaired: A.Test) -> tuple[dict[str, str], bool | None]:
         """The verdicts of a repair as it will be printed: the round-trip printer's
         text, parsed again, checked (what -o writes is what was checked)."""
         again = parse_litmus(print_litmus(repaired), repaired.path or "repaired.litmus")
-        return _judge(again, self.specs, self.every_variant, self.options)
+        return _judge(again, self.specs, self.every_variant, self.options, self.budget)
 
 
 def _left(options: CheckOptions, budget: Deadline) -> CheckOptions:
@@ -233,18 +235,20 @@ def _grow(edits: list[Edit], failing: list[int], check: _Checker, out: FixResult
 def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool = False,
         max_cost: int | None = None, all_minimal: bool = False,
         options: CheckOptions = DEFAULT_OPTIONS, max_queries: int = MAX_QUERIES,
-        strategy: str = "shared") -> FixResult:
+        strategy: str = "shared", deadline: Deadline | None = None) -> FixResult:
     """The cheapest catalogued strengthenings of ``test`` whose outcome every target
     forbids. ``strategy`` ``shared`` (the default) asks one selector-guarded encoding
     per model where it can; ``reencode`` encodes every candidate set's test anew (the
     same answers: a baseline for the benchmark). Raises InputError as check_test does
-    (an unknown model or variant)."""
+    (an unknown model or variant). ``options.timeout`` bounds the whole search, every
+    check included; a caller whose budget started earlier (parsing) passes ``deadline``."""
     if strategy not in ("shared", "reencode"):
         raise ValueError(f"unknown strategy {strategy!r}")
     t0 = time.perf_counter()
     specs = [ModelSpec.of(m) for m in targets]
-    budget = Deadline(options.timeout)  # one time limit for the whole search
-    before, ok = _judge(test, specs, every_variant, options)
+    # one time limit for the whole search
+    budget = deadline if deadline is not None else Deadline(options.timeout)
+    before, ok = _judge(test, specs, every_variant, options, budget)
     out = FixResult(test.name, test.path, [str(s) for s in specs], every_variant, "unknown",
                     before, max_cost=max_cost, strategy=strategy)
     if ok:

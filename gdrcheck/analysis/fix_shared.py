@@ -316,9 +316,9 @@ class SharedJudge:
         a solver gives up."""
         on = set(chosen)
         assume = [x if j in on else z3.Not(x) for j, x in self.sels.items()]
+        deadline = Deadline(self.timeout)  # the time left of the search, for every target
         for t in self.targets:
             lits = [*t.query.axiom_lits.values(), *assume]
-            deadline = Deadline(self.timeout)
             for term in t.query.flag_terms.values():
                 a = deadline.check(t.solver, *lits, term)
                 if a == z3.unknown:

@@ -7,7 +7,8 @@ per search path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -58,9 +59,13 @@ class ModelSpec:
         return "+".join((self.name, *self.variants))
 
 
+_TICK: ContextVar[Callable[[], None] | None] = ContextVar("gdrcheck_model_tick", default=None)
+"""The poll of the deadline of the load in progress (the cache's key leaves it out)."""
+
+
 @lru_cache(maxsize=64)
 def _load(name: str, include_dirs: tuple[str, ...]) -> LoadedModel:
-    return load_model(name, include_dirs)
+    return load_model(name, include_dirs, _TICK.get())
 
 
 def _available(include_dirs: tuple[str, ...]) -> tuple[str, ...]:
@@ -74,18 +79,26 @@ def _available_on(dirs: tuple[Path, ...]) -> tuple[str, ...]:
     return tuple(available_models(dirs[:-1]))
 
 
-def get_model(name: str, include_dirs: Sequence[str] = ()) -> LoadedModel:
-    return _load(name, tuple(include_dirs))
+def get_model(name: str, include_dirs: Sequence[str] = (),
+              tick: Callable[[], None] | None = None) -> LoadedModel:
+    """The loaded model ``name`` (cached per search path); ``tick``, a deadline's poll,
+    bounds its parsing when it is not yet loaded (what it raises is not cached)."""
+    token = _TICK.set(tick)
+    try:
+        return _load(name, tuple(include_dirs))
+    finally:
+        _TICK.reset(token)
 
 
-def load_models(include_dirs: Sequence[str] = ()
+def load_models(include_dirs: Sequence[str] = (), tick: Callable[[], None] | None = None
                 ) -> tuple[dict[str, LoadedModel], list[InputError]]:
-    """Every model on the search path, by name, and the errors of those that do not load."""
+    """Every model on the search path, by name, and the errors of those that do not load;
+    ``tick`` (a deadline's poll) bounds the loading."""
     models: dict[str, LoadedModel] = {}
     errors: list[InputError] = []
     for name in available_models(include_dirs):
         try:
-            models[name] = get_model(name, include_dirs)
+            models[name] = get_model(name, include_dirs, tick)
         except InputError as err:
             errors.append(err)
     return models, errors
@@ -114,7 +127,8 @@ def check_variants(spec: ModelSpec, model: LoadedModel) -> None:
                          f"(its variants: {known})")
 
 
-def check_model_names(test: A.Test, include_dirs: Sequence[str] = ()) -> None:
+def check_model_names(test: A.Test, include_dirs: Sequence[str] = (),
+                      tick: Callable[[], None] | None = None) -> None:
     """Raise InputError, at its line and column, for an ``Expect=`` or ``Liveness=`` entry
     that names a model not on the search path or a variant its model does not have, and
     for a ``Variant=`` name that no model on the search path has (a test may name
@@ -130,7 +144,7 @@ def check_model_names(test: A.Test, include_dirs: Sequence[str] = ()) -> None:
             raise InputError(f"unknown model '{entry.model}' in {key}= (models: "
                              f"{', '.join(sorted(names)) or 'none'})", test.path, entry.pos,
                              test.source)
-        model = get_model(entry.model, include_dirs)
+        model = get_model(entry.model, include_dirs, tick)
         col = entry.pos.col + len(entry.model) + 1
         for variant in entry.variants:
             if variant not in model.variant_names:
@@ -145,7 +159,7 @@ def check_model_names(test: A.Test, include_dirs: Sequence[str] = ()) -> None:
     known_anywhere: set[str] = set()
     for name in names:
         try:
-            known_anywhere |= get_model(name, include_dirs).variant_names
+            known_anywhere |= get_model(name, include_dirs, tick).variant_names
         except InputError:
             continue  # a model that does not load is reported when it runs
     for variant, pos in test.variant_items():

@@ -21,13 +21,14 @@ from __future__ import annotations
 import importlib.resources
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gdrcheck.cat import ast
 from gdrcheck.cat.parser import parse_cat
 from gdrcheck.errors import CatError, Pos
+from gdrcheck.limits import MAX_MODEL_BYTES, read_limited
 
 SPECS_DIR: Path = Path(str(importlib.resources.files("gdrcheck") / "specs")).resolve()
 """The shipped models (package data ``gdrcheck/specs``, the project's ``specs/``);
@@ -202,10 +203,12 @@ def available_models(include_dirs: Sequence[str | Path] = ()) -> list[str]:
     return sorted(names)
 
 
-def load_model(name: str, include_dirs: Sequence[str | Path] = ()) -> LoadedModel:
-    """Find, parse and expand the model ``name``. Raises :class:`CatError`."""
+def load_model(name: str, include_dirs: Sequence[str | Path] = (),
+               tick: Callable[[], None] | None = None) -> LoadedModel:
+    """Find, parse and expand the model ``name``. Raises :class:`CatError`. ``tick`` (a
+    deadline's poll) is called while its files are parsed."""
     path = find_model(name, include_dirs)
-    loader = _Loader(search_path(include_dirs))
+    loader = _Loader(search_path(include_dirs), tick)
     model, index = loader.parse(path)
     stmts = loader.expand(model.stmts, path.parent, {path.resolve()}, index)
     variants: dict[str, ast.VariantDecl] = {}
@@ -308,8 +311,9 @@ def _is_file(path: Path) -> bool:
 class _Loader:
     """Reads files and splices includes, recording where each statement came from."""
 
-    def __init__(self, dirs: list[Path]) -> None:
+    def __init__(self, dirs: list[Path], tick: Callable[[], None] | None = None) -> None:
         self.dirs = dirs
+        self.tick = tick
         self.files: list[SourceFile] = []
         self.origin: dict[int, int] = {}
         self._parsed: dict[Path, tuple[ast.Model, int]] = {}
@@ -318,12 +322,12 @@ class _Loader:
         """The parsed file and its index in ``files`` (each file is read once)."""
         key = path.resolve()
         if key not in self._parsed:
+            data = read_limited(path, MAX_MODEL_BYTES, "a model file", CatError)
             try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as err:
-                reason = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
-                raise CatError(f"cannot read model file: {reason}", str(path)) from None
-            model = parse_cat(text, str(path))
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise _not_utf8(data, err, str(path)) from None
+            model = parse_cat(text, str(path), self.tick)
             self.files.append(SourceFile(path, text))
             self._parsed[key] = (model, len(self.files) - 1)
         return self._parsed[key]
@@ -381,6 +385,16 @@ class _Loader:
         seen.add(key)
         model, index = self.parse(found)
         return self.expand(model.stmts, found.parent, seen, index)
+
+
+def _not_utf8(data: bytes, err: UnicodeDecodeError, path: str) -> CatError:
+    """The first byte that is not UTF-8, at its line and column (characters)."""
+    before = data[: err.start].decode("utf-8", errors="replace")
+    line = before.count("\n") + 1
+    col = len(before) - (before.rfind("\n") + 1) + 1
+    return CatError(f"the model file is not UTF-8 text: byte 0x{data[err.start]:02x} cannot "
+                    "start or continue a character", path, Pos(line, col),
+                    data.decode("utf-8", errors="replace"))
 
 
 def _variant_decls(stmts: Iterable[ast.Stmt]) -> Iterable[ast.VariantDecl]:

@@ -51,18 +51,20 @@ Every node's ``pos`` is the line and column where its text starts.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer_NonRecursive, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 from lark.tree import Meta
 
 from gdrcheck.cat import ast
 from gdrcheck.errors import CatError, Pos
-from gdrcheck.grammar_cache import cached_lark
+from gdrcheck.grammar_cache import cached_lark, ticking_parse
+from gdrcheck.limits import MAX_EXPR_DEPTH
 
 _GRAMMAR = Path(__file__).with_name("cat.lark")
 
@@ -96,10 +98,15 @@ _INSTRUCTION_START = frozenset(
 )
 
 
-def parse_cat(text: str, path: str | None = None) -> ast.Model:
-    """Parse the text of a ``.cat`` file. Raises :class:`CatError` on bad input."""
+def parse_cat(text: str, path: str | None = None,
+              tick: Callable[[], None] | None = None) -> ast.Model:
+    """Parse the text of a ``.cat`` file. Raises :class:`CatError` on bad input.
+    ``tick`` (a deadline's poll, ``Callable[[], None]``) is called every few hundred
+    tokens: what it raises (the deadline's ``Expired``) ends the parse."""
     try:
-        tree = _lark().parse(_blank_comments(text, path))
+        blanked = _blank_comments(text, path)
+        tree = (_lark().parse(blanked) if tick is None
+                else ticking_parse(_lark(), blanked, tick))
         title, stmts = _ToAst().transform(tree)
     except CatError as err:
         raise err.with_context(path, text) from None
@@ -314,8 +321,15 @@ def _unary(op: str) -> Any:
 
 
 @v_args(meta=True)
-class _ToAst(Transformer[Token, Any]):
-    """Builds AST nodes bottom-up. Each method gets the rule's meta and children."""
+class _ToAst(Transformer_NonRecursive[Token, Any]):
+    """Builds AST nodes bottom-up, without recursion (a tree of any depth). Each method
+    gets the rule's meta and children. Every expression is folded (:func:`_fold`) and
+    the ``if`` blocks and variant conditions are measured: nothing deeper than
+    :data:`~gdrcheck.limits.MAX_EXPR_DEPTH` reaches the later stages, which recurse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._if_depth: dict[int, int] = {}
 
     # ---- model -----------------------------------------------------------
 
@@ -348,7 +362,7 @@ class _ToAst(Transformer[Token, Any]):
 
     def binding(self, meta: Meta, c: list[Any]) -> ast.Binding:
         name, expr = c
-        return ast.Binding(str(name), None, expr, pos=_tok_pos(name))
+        return ast.Binding(str(name), None, _fold(expr), pos=_tok_pos(name))
 
     def fun_binding(self, meta: Meta, c: list[Any]) -> ast.Binding:
         name, params, expr = c
@@ -356,7 +370,7 @@ class _ToAst(Transformer[Token, Any]):
         for i, p in enumerate(names):
             if p in names[:i]:
                 raise CatError(f"parameter '{p}' appears twice in '{name}'", None, _tok_pos(name))
-        return ast.Binding(str(name), names, expr, pos=_tok_pos(name))
+        return ast.Binding(str(name), names, _fold(expr), pos=_tok_pos(name))
 
     def params(self, meta: Meta, c: list[Token]) -> tuple[str, ...]:
         return tuple(str(t) for t in c)
@@ -366,7 +380,7 @@ class _ToAst(Transformer[Token, Any]):
         return ast.Check(
             kind=kind,
             negated=neg is not None,
-            expr=expr,
+            expr=_fold(expr),
             name=None if name is None else str(name),
             flag=flag is not None,
             pos=_meta_pos(meta),
@@ -380,14 +394,23 @@ class _ToAst(Transformer[Token, Any]):
 
     def if_stmt(self, meta: Meta, c: list[Any]) -> ast.IfVariant:
         cond, then, otherwise = c
-        return ast.IfVariant(cond, tuple(then), tuple(otherwise or ()), pos=_meta_pos(meta))
+        pos = _meta_pos(meta)
+        _check_cond_depth(cond, pos)
+        stmt = ast.IfVariant(cond, tuple(then), tuple(otherwise or ()), pos=pos)
+        depth = 1 + max((self._if_depth.get(id(s), 0) for s in (*stmt.then, *stmt.otherwise)),
+                        default=0)
+        if depth > MAX_EXPR_DEPTH:
+            raise CatError(f"'if' blocks nested too deeply (more than {MAX_EXPR_DEPTH} "
+                           "levels)", None, pos)
+        self._if_depth[id(stmt)] = depth
+        return stmt
 
     def block(self, meta: Meta, c: list[ast.Stmt]) -> list[ast.Stmt]:
         return c
 
     def show_as(self, meta: Meta, c: list[Any]) -> ast.Show:
         expr, name = c
-        return ast.Show((str(name),), expr, pos=_meta_pos(meta))
+        return ast.Show((str(name),), _fold(expr), pos=_meta_pos(meta))
 
     def show_names(self, meta: Meta, c: list[Token]) -> ast.Show:
         return ast.Show(tuple(str(t) for t in c), pos=_meta_pos(meta))
@@ -449,3 +472,135 @@ class _ToAst(Transformer[Token, Any]):
 
     def args(self, meta: Meta, c: list[ast.Expr]) -> list[ast.Expr]:
         return c
+
+
+# --------------------------------------------------------------------------
+# Deep expressions
+# --------------------------------------------------------------------------
+
+_ASSOCIATIVE = frozenset({"|", "++", ";", "&"})
+"""The operators whose chains may be regrouped: union (and ``++``, read as union),
+sequence and intersection are associative. A long chain of ``\\`` (left-associative)
+becomes one difference by the union of what is taken away."""
+
+CHAIN_FOLD = 16
+"""A chain of more operands than this of one associative operator is regrouped into a
+balanced tree (depth log2 of its length); shorter ones keep the parser's shape (what the
+explanations print)."""
+
+
+def _chain(e: ast.Binary) -> list[ast.Expr]:
+    """The operands of the maximal chain of ``e.op`` under ``e``, left to right."""
+    out: list[ast.Expr] = []
+    stack: list[ast.Expr] = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ast.Binary) and x.op == e.op:
+            stack += (x.right, x.left)
+        else:
+            out.append(x)
+    return out
+
+
+def _diff_chain(e: ast.Binary) -> list[ast.Expr]:
+    """``a \\ b \\ c ...`` (left-associative): ``[a, b, c, ...]``."""
+    rest: list[ast.Expr] = []
+    x: ast.Expr = e
+    while isinstance(x, ast.Binary) and x.op == "\\":
+        rest.append(x.right)
+        x = x.left
+    return [x, *reversed(rest)]
+
+
+def _children(e: ast.Expr) -> tuple[list[ast.Expr], bool]:
+    """The sub-expressions of ``e`` and whether they are a folded chain's operands."""
+    if isinstance(e, ast.Binary):
+        if e.op in _ASSOCIATIVE:
+            operands = _chain(e)
+            if len(operands) > CHAIN_FOLD:
+                return operands, True
+        if e.op == "\\":
+            operands = _diff_chain(e)
+            if len(operands) > CHAIN_FOLD:
+                return operands, True
+        return [e.left, e.right], False
+    if isinstance(e, ast.Unary | ast.Bracket):
+        return [e.arg], False
+    if isinstance(e, ast.App):
+        return list(e.args), False
+    return [], False
+
+
+def _balanced(op: Any, items: list[tuple[ast.Expr, int]], pos: Pos) -> tuple[ast.Expr, int]:
+    """``items[0] op items[1] op ...`` as a balanced tree, and its depth."""
+    while len(items) > 1:
+        paired: list[tuple[ast.Expr, int]] = []
+        for k in range(0, len(items) - 1, 2):
+            (a, da), (b, db) = items[k], items[k + 1]
+            paired.append((ast.Binary(op, a, b, pos=a.pos), max(da, db) + 1))
+        if len(items) % 2:
+            paired.append(items[-1])
+        items = paired
+    expr, depth = items[0]
+    assert isinstance(expr, ast.Binary)
+    return dataclasses.replace(expr, pos=pos), depth
+
+
+def _rebuild(e: ast.Expr, kids: list[ast.Expr], done: list[tuple[ast.Expr, int]],
+             folded: bool) -> tuple[ast.Expr, int]:
+    if folded:
+        assert isinstance(e, ast.Binary)
+        if e.op == "\\":  # (a \ b) \ c is a \ (b | c)
+            (first, d0), (rest, dr) = done[0], _balanced("|", done[1:], done[1][0].pos)
+            return ast.Binary("\\", first, rest, pos=e.pos), max(d0, dr) + 1
+        return _balanced(e.op, done, e.pos)
+    depth = 1 + max((d for _, d in done), default=0)
+    new = [x for x, _ in done]
+    if all(a is b for a, b in zip(new, kids, strict=True)):
+        return e, depth
+    if isinstance(e, ast.Binary):
+        return dataclasses.replace(e, left=new[0], right=new[1]), depth
+    if isinstance(e, ast.Unary | ast.Bracket):
+        return dataclasses.replace(e, arg=new[0]), depth
+    assert isinstance(e, ast.App)
+    return dataclasses.replace(e, args=tuple(new)), depth
+
+
+def _fold(root: ast.Expr) -> ast.Expr:
+    """``root`` with every chain of more than :data:`CHAIN_FOLD` operands of one
+    associative operator regrouped as a balanced tree (the same relation), walked
+    without recursion; a CatError where what is left nests deeper than
+    :data:`~gdrcheck.limits.MAX_EXPR_DEPTH` (``~~~~r``, ``f(f(f(r)))``, ...)."""
+    done: list[tuple[ast.Expr, int]] = []
+    todo: list[tuple[ast.Expr, list[ast.Expr] | None, bool]] = [(root, None, False)]
+    while todo:
+        e, kids, folded = todo.pop()
+        if kids is None:
+            kids, folded = _children(e)
+            todo.append((e, kids, folded))
+            todo += ((k, None, False) for k in reversed(kids))
+            continue
+        n = len(kids)
+        results = done[len(done) - n:]
+        del done[len(done) - n:]
+        new, depth = _rebuild(e, kids, results, folded)
+        if depth > MAX_EXPR_DEPTH:
+            raise CatError(f"expression nested too deeply (more than {MAX_EXPR_DEPTH} levels; "
+                           "name parts of it with let)", None, getattr(e, "pos", Pos()))
+        done.append((new, depth))
+    return done[0][0]
+
+
+def _check_cond_depth(cond: ast.VCond, pos: Pos) -> None:
+    """A CatError when the variant condition ``cond`` nests deeper than
+    :data:`~gdrcheck.limits.MAX_EXPR_DEPTH` (measured without recursion)."""
+    stack: list[tuple[ast.VCond, int]] = [(cond, 1)]
+    while stack:
+        c, depth = stack.pop()
+        if depth > MAX_EXPR_DEPTH:
+            raise CatError(f"variant condition nested too deeply (more than "
+                           f"{MAX_EXPR_DEPTH} levels)", None, pos)
+        if isinstance(c, ast.VNot):
+            stack.append((c.arg, depth + 1))
+        elif not isinstance(c, ast.VName):
+            stack += ((c.left, depth + 1), (c.right, depth + 1))

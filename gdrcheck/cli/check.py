@@ -80,6 +80,7 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
         models_for,
         parse_all,
     )
+    from gdrcheck.engine.deadline import Deadline, Expired
     from gdrcheck.litmus import load_litmus
     from gdrcheck.report.herd import format_report, format_result
     from gdrcheck.report.json import result_json
@@ -104,7 +105,12 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     models: dict[str, LoadedModel] = {}
     wanted: list[str] = []
     if all_variants is not None:
-        models, errors = load_models(include_dirs)
+        try:
+            models, errors = load_models(include_dirs, Deadline(timeout).tick)
+        except Expired:
+            click.echo(f"timeout after {timeout:g} s while loading the models (--timeout "
+                       "bounds the loading too)", err=True)
+            sys.exit(2)
         for load_err in errors:
             click.echo(load_err.render(), err=True)
             bad_input = True
@@ -116,10 +122,14 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
                        f"{', '.join(sorted(known)) or 'none'})", err=True)
             sys.exit(2)
     for path in files:
+        # --timeout bounds each question from the start: the file's parsing (and the
+        # loading of the models its Expect= lines name) counts in its first question
+        reading = Deadline(timeout)
+        first: Deadline | None = reading
         try:
-            test = load_litmus(path)
+            test = load_litmus(path, reading.tick)
             found = print_lints(test, quiet=not lints)
-            check_model_names(test, include_dirs)
+            check_model_names(test, include_dirs, reading.tick)
             runs = (all_runs(test, models, wanted) if all_mode
                     else [(spec, extra) for spec in models_for(test, model)])
         except InputError as err:
@@ -128,11 +138,17 @@ def check(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
             click.echo(err.render(), err=True)
             bad_input = True
             continue
+        except Expired:
+            click.echo(f"{path}: timeout after {timeout:g} s while reading the test (--timeout "
+                       "bounds its parsing too)", err=True)
+            bad_input = True
+            continue
         rows: list[Row] = []
         for spec, ex in runs:
             want = expected_verdict(test, spec, ex)
+            deadline, first = first or Deadline(timeout), None
             try:
-                res = check_test(test, spec, ex, options)
+                res = check_test(test, spec, ex, options, deadline)
             except (InputError, RecursionError) as exc:
                 if isinstance(exc, InputError):
                     if exc.path is None:

@@ -16,6 +16,7 @@ from gdrcheck.cli.options import (
     format_option,
     include_option,
     lint_option,
+    load_test,
     model_option,
     print_lints,
     split,
@@ -53,7 +54,6 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     that order it, checked) and its witness execution."""
     from gdrcheck.analysis.explain import explain as run_explain
     from gdrcheck.analysis.models import models_for
-    from gdrcheck.litmus import load_litmus
     from gdrcheck.report.explain import explanation_json, format_explanation
 
     options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
@@ -64,7 +64,7 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     to_err = graph == "-"  # the DOT alone on stdout (`| dot -Tsvg`)
     for path in files:
         try:
-            test = load_litmus(path)
+            test = load_test(path, timeout)
             print_lints(test, quiet=not lints)
             specs = models_for(test, model)
         except InputError as err:

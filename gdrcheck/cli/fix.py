@@ -62,18 +62,20 @@ def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: 
     diff of litmus lines with its cost, then re-checked."""
     from gdrcheck.analysis.fix import fix as run_fix
     from gdrcheck.analysis.models import ModelSpec, all_runs, load_models, models_for, parse_all
+    from gdrcheck.engine.deadline import Deadline, Expired
     from gdrcheck.litmus import load_litmus
     from gdrcheck.litmus.printer import print_litmus
     from gdrcheck.report.fix import fix_json, format_fix
 
     options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
     extra = split(variants)
+    budget = Deadline(timeout)  # the whole command: parsing, loading and the search
     try:
-        test = load_litmus(file)
+        test = load_litmus(file, budget.tick)
         print_lints(test, quiet=not lints)
         every = parse_all(model)
         if every is not None:
-            models, errors = load_models(include_dirs)
+            models, errors = load_models(include_dirs, budget.tick)
             if errors:
                 raise errors[0]
             targets = [s.with_variants(extra) for s, _ in
@@ -83,9 +85,13 @@ def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: 
             if not model:  # the models of the Expect= lines, each once
                 targets = list(dict.fromkeys(ModelSpec(s.name, s.variants) for s in targets))
         result = run_fix(test, targets, every_variant=every_variant, max_cost=max_cost,
-                         all_minimal=all_minimal, options=options)
+                         all_minimal=all_minimal, options=options, deadline=budget)
     except InputError as err:
         fail(err, file)
+        sys.exit(2)
+    except Expired:
+        click.echo(f"{file}: timeout after {timeout:g} s while reading the test and its "
+                   "models (--timeout bounds the whole command)", err=True)
         sys.exit(2)
     if fmt == "json":
         rec: dict[str, Any] = fix_json(test, result)

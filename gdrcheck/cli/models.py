@@ -25,17 +25,19 @@ SCHEMA = "gdrcheck.model/1"
                "variant with its text).")
 def models(include_dirs: tuple[str, ...], long_: bool, fmt: str) -> None:
     """List the models: one line each (name, how many variants, the @accepts features,
-    title); --long for the variants themselves."""
+    title); --long for the variants themselves. A model file that does not load is
+    reported (``file:line:col``) and the others are listed; the exit code is then 2."""
     from gdrcheck.analysis.models import get_model
     from gdrcheck.cat.loader import available_models
 
     loaded: list[LoadedModel] = []
+    failed = False
     for name in available_models(include_dirs):
         try:
             loaded.append(get_model(name, include_dirs))
-        except InputError as err:
+        except InputError as err:  # reported on stderr; the others are still listed
             click.echo(err.render(), err=True)
-            sys.exit(2)
+            failed = True
     if fmt == "json":
         click.echo(json.dumps([model_json(m) for m in loaded], indent=2))
     elif long_:
@@ -49,6 +51,8 @@ def models(include_dirs: tuple[str, ...], long_: bool, fmt: str) -> None:
         for row in rows:
             click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False))
                        + "  " + row[3])
+    if failed:
+        sys.exit(2)
 
 
 def _count(n: int, what: str) -> str:

@@ -142,6 +142,19 @@ def err_console() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+def load_test(path: str, timeout: float | None) -> A.Test:
+    """The litmus file ``path``, its parsing bounded by ``timeout`` (``--timeout`` bounds
+    the parsing too, docs/limits.md): running out is an InputError (exit 2)."""
+    from gdrcheck.engine.deadline import Deadline, Expired
+    from gdrcheck.litmus import load_litmus
+
+    try:
+        return load_litmus(path, Deadline(timeout).tick)
+    except Expired:
+        raise InputError(f"timeout after {timeout:g} s while reading the test (--timeout "
+                         "bounds its parsing too)", str(path)) from None
+
+
 def fail(err: InputError, path: str | None = None) -> None:
     """Print ``err`` as ``file:line:col: message`` (with ``path`` when it has none)."""
     if err.path is None and path is not None:

@@ -14,6 +14,7 @@ from gdrcheck.cli.options import (
     fail,
     format_option,
     include_option,
+    load_test,
     model_option,
     timeout_option,
     unroll_option,
@@ -39,7 +40,6 @@ def sweep(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     variants cannot matter for the test (inert)."""
     from gdrcheck.analysis.models import ModelSpec, models_for
     from gdrcheck.analysis.sweep import sweep_test
-    from gdrcheck.litmus import load_litmus
     from gdrcheck.report.sweep import sweep_json, sweep_report
 
     options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
@@ -48,7 +48,7 @@ def sweep(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ..
     out = console()
     for path in files:
         try:
-            test = load_litmus(path)
+            test = load_test(path, timeout)
             specs = models_for(test, model)
         except InputError as err:
             fail(err, path)

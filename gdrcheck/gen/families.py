@@ -38,11 +38,49 @@ FAMILIES = ("SB", "LB", "IRIW", "MP-chain", "ISA2", "gin-fan-in", "gin-fan-in-sh
             "gin-fan-out", "gin-ring", "gin-barrier")
 
 
-def family(name: str, size: int, dialect: str = "x86", width: int = 1) -> tuple[str, str]:
-    """(test name, litmus text) of family ``name`` at ``size`` (``width``: words per put
-    group for the GIN fans)."""
+MAX_CELLS = 20_000
+"""The largest thread table ``generate --family`` writes (threads x rows, computed from
+the family's shape before anything is built): at 27-48 bytes a cell (measured on every
+family) that is about 1 MiB, the most a litmus test gdrcheck reads may hold
+(gdrcheck.limits.MAX_LITMUS_BYTES). SB-10000, gin-fan-in-14 x 100, gin-ring-10000 fit."""
+
+
+def family_shape(name: str, size: int, width: int = 1) -> tuple[int, int]:
+    """(threads, rows) of the table of family ``name`` at ``size`` and ``width``, from
+    the family's formula (below): what :func:`family` would build, known before it does."""
+    if name in ("SB", "LB", "MP-chain", "ISA2", "gin-ring"):
+        return size, 2  # one thread per step of the cycle, two accesses each
+    if name == "IRIW":
+        return 2 * size, 2  # k writers (one store) and k readers (two loads)
+    if name in ("gin-fan-in", "gin-fan-out"):
+        return size + 1, max(size * (width + 1), width + 1)  # n waits + n*k loads / puts
+    if name == "gin-fan-in-shared":
+        return size + 1, max(1 + size * width, width + 1)
+    if name == "gin-barrier":
+        return size, 3
+    raise InputError(f"unknown family '{name}' (choose from {', '.join(FAMILIES)})")
+
+
+def check_family_size(name: str, size: int, width: int = 1) -> None:
+    """InputError, with the reason, when family ``name`` at ``size`` x ``width`` cannot be
+    built: a size below 2, a width below 1, a table over :data:`MAX_CELLS` cells."""
     if size < 2:
         raise InputError("a family's size is at least 2")
+    if width < 1:
+        raise InputError("--width is at least 1")
+    threads, rows = family_shape(name, size, width)
+    if threads * rows > MAX_CELLS:
+        raise InputError(
+            f"{name} at size {size}{f' x {width}' if width > 1 else ''} would be a table of "
+            f"{threads:,} threads x {rows:,} rows = {threads * rows:,} cells, more than the "
+            f"{MAX_CELLS:,} that generate writes (about 1 MiB, the most gdrcheck reads as a "
+            "test; docs/generate.md)")
+
+
+def family(name: str, size: int, dialect: str = "x86", width: int = 1) -> tuple[str, str]:
+    """(test name, litmus text) of family ``name`` at ``size`` (``width``: words per put
+    group for the GIN fans). Refused (InputError) when :func:`check_family_size` says so."""
+    check_family_size(name, size, width)
     cyc: list[str] | None = None
     if name == "SB":
         cyc = ["Fre", "PodWR"] * size

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from gdrcheck.errors import LitmusError, Pos
+from gdrcheck.limits import MAX_LITMUS_BYTES, read_limited
 from gdrcheck.litmus.ast import Test
 from gdrcheck.litmus.library import resolve
 from gdrcheck.litmus.parser import parse_litmus
@@ -13,21 +15,21 @@ from gdrcheck.litmus.printer import print_litmus
 __all__ = ["load_litmus", "parse_litmus", "print_litmus"]
 
 
-def load_litmus(path: str | Path) -> Test:
+def load_litmus(path: str | Path, tick: Callable[[], None] | None = None) -> Test:
     """Read and parse a litmus file; the Test carries its path and text. A name of the
     shipped library (``lib:gin/01-MP+put+strongsig.litmus``) is read from the library
-    (:func:`gdrcheck.litmus.library.resolve`); the Test's path is then the file's."""
+    (:func:`gdrcheck.litmus.library.resolve`); the Test's path is then the file's. A file
+    over :data:`~gdrcheck.limits.MAX_LITMUS_BYTES` is refused (read with that bound, so a
+    device such as /dev/zero is too); ``tick`` (a deadline's poll) is called while
+    parsing."""
     file = resolve(path)
     name = str(file)
-    try:
-        data = file.read_bytes()
-    except OSError as exc:
-        raise LitmusError(f"cannot read the file: {exc.strerror or exc}", name) from None
+    data = read_limited(file, MAX_LITMUS_BYTES, "a litmus test", LitmusError)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise _not_utf8(data, exc, name) from None
-    return parse_litmus(text, name)
+    return parse_litmus(text, name, tick)
 
 
 def _not_utf8(data: bytes, exc: UnicodeDecodeError, name: str) -> LitmusError:

@@ -9,6 +9,7 @@ ORIGINAL file, and turns lark's exceptions into :class:`LitmusError`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 
 from lark import Lark, Token, Tree
@@ -22,7 +23,7 @@ from lark.exceptions import (
 from lark.lexer import PatternStr
 
 from gdrcheck.errors import LitmusError, Pos
-from gdrcheck.grammar_cache import cached_lark
+from gdrcheck.grammar_cache import cached_lark, ticking_parse
 
 _GRAMMAR_FILE = Path(__file__).with_name("litmus.lark")
 
@@ -119,12 +120,16 @@ def _end_pos(text: str) -> Pos:
     return Pos(line, col)
 
 
-def parse_section(start: str, text: str, at: Pos, what: str | None = None) -> Tree:
-    """Parse ``text`` (which starts at ``at`` in the file) from entry point ``start``."""
+def parse_section(start: str, text: str, at: Pos, what: str | None = None,
+                  tick: Callable[[], None] | None = None) -> Tree:
+    """Parse ``text`` (which starts at ``at`` in the file) from entry point ``start``;
+    ``tick`` (a deadline's poll) is called every :data:`TICK_TOKENS` tokens."""
     padded = "\n" * (at.line - 1) + " " * (at.col - 1) + text
     where = what or _SECTION_NAMES[start]
     try:
-        return litmus_parser().parse(padded, start=start)
+        if tick is None:
+            return litmus_parser().parse(padded, start=start)
+        return ticking_parse(litmus_parser(), padded, tick, start=start)
     except UnexpectedInput as exc:
         raise _convert(exc, padded, where, start) from None
     except LarkError as exc:  # pragma: no cover - defensive: never leak lark errors

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Literal, NoReturn, cast
 
@@ -107,10 +107,11 @@ def _check_digits(digits: str, pos: Pos) -> None:
               pos)
 
 
-def parse_section(start: str, text: str, at: Pos) -> Tree:
+def parse_section(start: str, text: str, at: Pos,
+                  tick: Callable[[], None] | None = None) -> Tree:
     """grammar.parse_section, with every integer's length checked (walked without
     recursion) before anything converts it."""
-    tree = _parse_section(start, text, at)
+    tree = _parse_section(start, text, at, tick=tick)
     stack: list[Tree | Token | None] = [tree]
     while stack:
         node = stack.pop()
@@ -121,10 +122,13 @@ def parse_section(start: str, text: str, at: Pos) -> Tree:
     return tree
 
 
-def parse_litmus(text: str, path: str | None = None) -> Test:
-    """Parse a litmus test; errors are :class:`LitmusError` with ``file:line:col``."""
+def parse_litmus(text: str, path: str | None = None,
+                 tick: Callable[[], None] | None = None) -> Test:
+    """Parse a litmus test; errors are :class:`LitmusError` with ``file:line:col``.
+    ``tick`` (a deadline's poll, ``Callable[[], None]``) is called while parsing: in the
+    init block and the condition every few hundred tokens, and at each cell."""
     try:
-        test = _Parser(text).parse()
+        test = _Parser(text, tick).parse()
     except InputError as exc:
         raise exc.with_context(path, text) from None
     return replace(test, path=path, source=text)
@@ -167,8 +171,9 @@ def _blank_comments(text: str, start: int, where: _Parser) -> str:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tick: Callable[[], None] | None = None) -> None:
         self.text = text
+        self.tick = tick
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.arch: Arch = "PTX"
         self.nthreads = 0
@@ -205,14 +210,15 @@ class _Parser:
         docs, meta, i = self.doc_and_meta(i)
         blanked = _blank_comments(text, i, self)
         init_end = self.init_end(blanked, i)
-        init_tree = parse_section("init_items", blanked[i + 1 : init_end], self.pos(i + 1))
+        init_tree = parse_section("init_items", blanked[i + 1 : init_end], self.pos(i + 1),
+                                  self.tick)
         init = self.init_items(init_tree)
         rows, cond_start = self.table(blanked, init_end + 1)
         headers = rows[0]
         threads = self.threads(blanked, headers, rows[1:], init)
         self.nthreads = len(threads)
         self.check_init_threads(init)
-        conds = parse_section("conds", blanked[cond_start:], self.pos(cond_start))
+        conds = parse_section("conds", blanked[cond_start:], self.pos(cond_start), self.tick)
         locations, filt, condition = self.conditions(conds)
         doc = "\n".join(docs) if docs else None
         test = Test(arch, name, doc, meta, init, threads, locations, filt, condition,
@@ -368,6 +374,8 @@ class _Parser:
                 if column >= len(heads):
                     _fail(f"this row has {len(row)} cells but the header names {len(heads)} "
                           f"thread{'s' if len(heads) > 1 else ''}", at)
+                if self.tick is not None:
+                    self.tick()
                 tree = parse_section("cell", body, at)
                 columns[column].append(cell_from_tree(tree))
         signals = frozenset(i.name for i in init if isinstance(i, SignalDecl))

@@ -137,7 +137,10 @@ def test_timeout_gives_unknown_and_exit_1(tmp_path: Path, line_validator: Any) -
     (rec,) = lines_of(out)
     line_validator.validate(rec)
     assert rec["verdict"] == "Unknown" and rec["engine"] == "explicit"
-    assert rec["reason"] == "timeout while enumerating candidates"
+    # the limit bounds the model's loading too (docs/limits.md): a worker that has not
+    # loaded x86tso yet runs out there
+    assert rec["reason"] in ("timeout while enumerating candidates",
+                             "timeout while loading the model")
     assert rec["expect"] == {"verdict": "Forbidden", "met": False}
     assert "Expect Forbidden, got Unknown" in stdout
 

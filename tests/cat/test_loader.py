@@ -269,8 +269,9 @@ def test_unreadable_model_file(specs: Path) -> None:
     (specs / "bin.cat").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(CatError) as info:
         load_model("bin")
-    assert "cannot read model file" in info.value.message
+    assert "not UTF-8 text: byte 0xff" in info.value.message
     assert info.value.path == str(specs / "bin.cat")
+    assert info.value.pos == Pos(1, 1)
 
 
 def test_every_construct_fixture_loads(specs: Path) -> None:
