@@ -36,6 +36,32 @@ class _Cyclic(Exception):
     pass
 
 
+class _Evaluation:
+    """The model, evaluated on one candidate after another; the static built-ins of the
+    current choice of paths (its exec dict, kept alive) are computed once for all of its
+    candidates."""
+
+    def __init__(self, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
+                 path_of: Any, tick: Callable[[], None]) -> None:
+        self.prog, self.stmts, self.variants = prog, stmts, variants
+        self.path_of, self.tick = path_of, tick
+        self.static: tuple[dict[int, Formula], dict[str, Any]] | None = None
+
+    def __call__(self, frame: Frame) -> tuple[dict[str, Any], Any]:
+        if self.static is None or self.static[0] is not frame.exec:
+            self.static = (frame.exec, static_env(self.prog, frame.exec, self.tick))
+        env = base_env(frame, self.tick, static=self.static[1])
+        ev = Interpreter(env, ConcreteBackend(), self.variants, self.path_of,
+                         tick=self.tick).run(self.stmts)
+        return env, ev
+
+
+def _observed(obs: Observables, full: State) -> State:
+    """The values of the condition's terms in a candidate's final state."""
+    values = dict(full)
+    return tuple((n, values.get(n, 0)) for n in obs.terms)
+
+
 def _values(prog: Program, rf_of: dict[int, int]) -> dict[int, int] | None:
     """Values of the reads under rf; None when they depend on themselves."""
     vals: dict[int, int] = {}
@@ -103,8 +129,7 @@ class ExplicitEngine:
         pos_w: Witness | None = None
         neg_w: Witness | None = None
         tick = deadline.tick
-        # the static built-ins of the current path choice (its exec dict, kept alive)
-        static: tuple[dict[int, Formula], dict[str, Any]] | None = None
+        evaluate = _Evaluation(prog, stmts, variants, path_of, tick)
         candidates = self._candidates(prog, tick)
         while True:
             try:
@@ -113,15 +138,10 @@ class ExplicitEngine:
                 if cand is None:
                     break
                 frame, full, vals, _ = cand
-                full_d = dict(full)
-                state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
+                state = _observed(obs, full)
                 if test.filter is not None and not obs.eval_state(test.filter, state):
                     continue
-                if static is None or static[0] is not frame.exec:
-                    static = (frame.exec, static_env(prog, frame.exec, tick))
-                env = base_env(frame, tick, static=static[1])
-                ev = Interpreter(env, ConcreteBackend(), variants, path_of,
-                                 tick=tick).run(stmts)
+                env, ev = evaluate(frame)
             except Expired:
                 res.time = time.perf_counter() - t0
                 res.verdict, res.reason = Verdict.UNKNOWN, "timeout while enumerating candidates"
@@ -186,21 +206,17 @@ class ExplicitEngine:
         self.gave_up = False
         obs = Observables(test)
         tick = deadline.tick
-        static: tuple[dict[int, Formula], dict[str, Any]] | None = None
+        evaluate = _Evaluation(prog, stmts, variants, path_of, tick)
         candidates = self._candidates(prog, tick)
         try:
             for frame, full, vals, leaves in candidates:
                 tick()
                 if not accept(frame, leaves, vals):
                     continue
-                full_d = dict(full)
-                state: State = tuple((n, full_d.get(n, 0)) for n in obs.terms)
+                state = _observed(obs, full)
                 if test.filter is not None and not obs.eval_state(test.filter, state):
                     continue
-                if static is None or static[0] is not frame.exec:
-                    static = (frame.exec, static_env(prog, frame.exec, tick))
-                env = base_env(frame, tick, static=static[1])
-                ev = Interpreter(env, ConcreteBackend(), variants, path_of, tick=tick).run(stmts)
+                env, ev = evaluate(frame)
                 if any(not c.flag and not concrete_check(c) for c in ev.checks):
                     continue
                 if frame.syncbar:
