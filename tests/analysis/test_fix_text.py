@@ -65,13 +65,11 @@ def test_a_flush_goes_into_the_users_table_and_nothing_else_changes() -> None:
     r = fix(test, ["gin-api", "gin-gdaki"], all_minimal=True)
     assert r.status == "fixed" and r.repairs[0].cost == 2
     flush = next(rep for rep in r.repairs if [e.entry for e in rep.edits] == ["flush-reuse"])
-    assert flush.text == USER.replace(
-        "  st.weak buf, 2 | ;\n",
-        " gin.flush c0                      |                        ;\n"
-        "  st.weak buf, 2 | ;\n")
+    # a new row, laid out as the row it goes before (its indentation, its cells' widths)
+    assert flush.text == USER.replace("  st.weak buf, 2 | ;\n",
+                                      "  gin.flush c0   | ;\n  st.weak buf, 2 | ;\n")
     assert _unchanged_outside_hunks(USER, flush.text) == [(11, 10)]
-    assert repair_diff(test, flush) == [
-        "@@ -10,0 +11 @@", "+ gin.flush c0                      |                        ;"]
+    assert repair_diff(test, flush) == ["@@ -10,0 +11 @@", "+  gin.flush c0   | ;"]
     assert flush.verdicts == {"gin-api": "Forbidden", "gin-gdaki": "Forbidden"}
     assert not flush.reprinted
 
@@ -86,7 +84,7 @@ def test_a_counter_and_its_wait_keep_the_users_layout() -> None:
     lines = count.text.splitlines()
     assert lines[6] == "{ x = 0; buf@0 = 0;  S : signal; C0_1 : counter; }   (* one signal *)"
     assert lines[9] == " gin.put c0, x@1, buf, sig=S, ctr=C0_1 |ld.relaxed.sys r0, x;"
-    assert lines[10] == " gin.wait_counter C0_1, 1          |                        ;"
+    assert lines[10] == "  gin.wait_counter C0_1, 1 | ;"
     assert lines[-1] == "exists (1:r0=2)  (* the overwritten value *)"
     assert re.findall(r"@@ -(\d+)", "\n".join(repair_diff(test, count))) == ["7", "10"]
 
@@ -96,7 +94,7 @@ def test_crlf_line_endings_are_kept() -> None:
     test = parse_litmus(text, "user.litmus")
     (e,) = [e for e in candidates(test) if e.entry == "flush-reuse"]
     out = edit_source(test, [e])
-    assert out is not None and "\r\n gin.flush c0" in out and "\n" not in out.replace("\r\n", "")
+    assert out == text.replace("\r\n  st.weak buf, 2", "\r\n  gin.flush c0   | ;\r\n  st.weak buf, 2")
 
 
 def test_an_aligned_column_is_widened_in_every_row() -> None:
@@ -104,7 +102,10 @@ def test_an_aligned_column_is_widened_in_every_row() -> None:
     (e,) = [e for e in candidates(test) if e.entry == "counter-wait"]
     out = edit_source(test, [e])
     assert out is not None
-    table = out.splitlines()[15:21]
+    lines = out.splitlines()
+    start = next(k for k, x in enumerate(lines) if x.startswith(" P0@"))
+    table = lines[start:start + 5]
+    assert table[3].startswith(" gin.wait_counter")
     assert len({line.index("|") for line in table}) == 1  # still aligned
     assert len({line.index(";") for line in table}) == 1
 
