@@ -42,7 +42,7 @@ from gdrcheck.analysis.fix_shared import SharedJudge, SharedProgram, build_share
 from gdrcheck.analysis.fix_text import repair_text
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
-from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates
+from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates, reorderings
 from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.result import Verdict
 from gdrcheck.litmus import ast as A
@@ -98,6 +98,10 @@ class FixResult:
     max_cost: int | None = None
     reason: str | None = None
     time: float = 0.0
+    reorderings: list[tuple[str, Repair]] = field(default_factory=list)
+    """When no strengthening works: the reorderings (strengthen.reorderings: a put
+    issued after its signal moved before it) whose moved test every target forbids,
+    each with its words and the moved test (cost 0: not a strengthening)."""
 
 
 def _goal(test: A.Test) -> Verdict:
@@ -351,5 +355,22 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
         if not all_minimal:
             out.repairs = out.repairs[:1]
     out.status = ("unknown" if out.reason else "fixed" if out.repairs else "impossible")
+    if out.status == "impossible":
+        _reorder(test, specs, every_variant, options, budget, out)
     out.time = time.perf_counter() - t0
     return out
+
+
+def _reorder(test: A.Test, specs: Sequence[ModelSpec], every_variant: bool,
+             options: CheckOptions, budget: Deadline, out: FixResult) -> None:
+    """No strengthening works: which reordering would (each moved test, as it will be
+    written, checked on its own under every target)."""
+    for r in reorderings(test):
+        if budget.expired():
+            return
+        text, reprinted = repair_text(test, list(r.edits))
+        moved = parse_litmus(text, test.path or "reordered.litmus")
+        verdicts, ok = _judge(moved, specs, every_variant, _left(options, budget))
+        if ok:
+            out.reorderings.append(
+                (r.text, Repair(list(r.edits), 0, moved, verdicts, text, reprinted)))

@@ -662,3 +662,61 @@ def apply_edits(test: A.Test, edits: list[Edit]) -> A.Test:
             skip = c.span - 1
         threads[t] = dataclasses.replace(threads[t], instrs=tuple(ins))  # type: ignore[arg-type]
     return dataclasses.replace(test, init=tuple(init), threads=tuple(threads))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Reordering:
+    """Not a strengthening: a put the thread issues after a signal to the same peer
+    moved to just before it (a strong signal covers the puts before it on its context,
+    R-GIN-3, not those after, litmus/gin/10; an NVSHMEM signal likewise says nothing of
+    a later put, R-SH-5). ``gdrcheck fix`` tries one only when no set of strengthenings
+    works, checks the moved test on its own, and reports it as a reordering: it changes
+    what the program does (the signal may now wait for the put), so monotonicity says
+    nothing of it."""
+
+    thread: int
+    put: int
+    signal: int
+    edits: tuple[Edit, ...]
+    """The move as replacements of the cells from the signal to the put (each takes
+    the instruction before it; the signal's takes the put)."""
+    text: str
+
+
+def _is_signal_to(x: object, peer: int | None) -> bool:
+    if isinstance(x, A.GinSignal):
+        return x.signal.target.rank == peer
+    if isinstance(x, A.GinPut) and x.signal is not None:
+        return x.dst.rank == peer
+    if isinstance(x, A.ShmemCall) and x.op == "signal_op" and x.signal is not None:
+        return x.signal.rank == peer
+    if isinstance(x, A.ShmemCall) and x.op in ("put_signal", "put_signal_nbi"):
+        return x.dst is not None and x.dst.rank == peer
+    return False
+
+
+def reorderings(test: A.Test) -> list[Reordering]:
+    """Every put that follows a signal to its peer in its thread, moved before the
+    nearest such signal (the instructions between keep their order)."""
+    out = []
+    for t, th in _threads(test):
+        ins = th.instrs
+        for j, put in enumerate(ins):
+            if isinstance(put, A.GinPut) and put.signal is None:
+                peer, ctx = put.dst.rank, put.ctx
+            elif isinstance(put, A.ShmemCall) and put.op in ("put", "put_nbi", "p") \
+                    and put.dst is not None:
+                peer, ctx = put.dst.rank, None
+            else:
+                continue
+            i = next((k for k in range(j - 1, -1, -1) if _is_signal_to(ins[k], peer)
+                      and (ctx is None or getattr(ins[k], "ctx", ctx) == ctx)), None)
+            if i is None:
+                continue
+            moved = (put, *ins[i:j])
+            edits = tuple(Edit("reorder", 0, t, i + k, "replace", x, "move")
+                          for k, x in enumerate(moved))
+            out.append(Reordering(t, j, i, edits,
+                                  f"move P{t}:{j + 1} before P{t}:{i + 1}, the signal it "
+                                  "follows"))
+    return out

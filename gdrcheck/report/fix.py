@@ -73,6 +73,11 @@ def format_fix(test: A.Test, r: FixResult) -> str:
         if stale:
             out.append("Note the repaired file keeps your Expect= lines; these no longer "
                        "hold: " + "; ".join(stale))
+    for words, rep in r.reorderings:
+        out.append(f"Reordering (not a strengthening: it changes the order of the program; "
+                   f"checked on its own): {words}")
+        out.extend(f"  {line}" for line in repair_diff(test, rep))
+        out.append("After " + ", ".join(f"{m} {v}" for m, v in rep.verdicts.items()))
     if r.status == "fixed":
         out.append("Minimal: every cheaper set of edits was checked or excluded by "
                    "monotonicity (a subset of a failing set fails).")
@@ -115,6 +120,12 @@ def fix_json(test: A.Test, r: FixResult) -> dict[str, Any]:
             "stale_expect": stale_expectations(test, rep),
             "verdicts": rep.verdicts,
         } for rep in r.repairs],
+        "reorderings": [{
+            "text": words,
+            "diff": repair_diff(test, rep),
+            "test": rep.text or print_litmus(rep.test),
+            "verdicts": rep.verdicts,
+        } for words, rep in r.reorderings],
         "candidates": r.candidates,
         "queries": r.queries,
         "strategy": r.strategy,
