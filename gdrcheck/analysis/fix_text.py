@@ -69,8 +69,8 @@ def _line_start(src: str, offset: int) -> int:
 
 def _split(raw: str) -> tuple[str, str, str]:
     body = raw.strip()
-    if not body:
-        return raw, "", ""
+    if not body:  # a blank cell: all of it padding
+        return "", "", raw
     lead = raw[: len(raw) - len(raw.lstrip())]
     return lead, body, raw[len(lead) + len(body):]
 
@@ -200,15 +200,22 @@ def _table(src: str, lay: A.Layout, plan: _Plan, nl: str) -> list[tuple[int, int
     def need(c: int, width: int, lead: str, text: str, trail: str) -> int:
         return len(lead) + len(text) + (1 if trail or c < ncols - 1 else 0) - width
 
-    for (_r, c), cell in plan.cells.items():
-        if cell.text:
-            lead, _, trail = _split(src[cell.start:cell.end])
-            lead = lead or (" " if c else "")
-            grow[c] = max(grow[c], need(c, cell.end - cell.start, lead, cell.text, trail))
+    def column_lead(c: int) -> str:
+        """The blanks before the text of column ``c``'s first non-blank cell."""
+        for row in lay.rows:
+            if c < len(row) and src[row[c][0]:row[c][1]].strip():
+                return _split(src[row[c][0]:row[c][1]])[0]
+        return " " if c else ""
+
+    for (_r, c), edited in plan.cells.items():
+        if edited.text:
+            lead, _, trail = _split(src[edited.start:edited.end])
+            lead = lead or column_lead(c)
+            grow[c] = max(grow[c], need(c, edited.end - edited.start, lead, edited.text, trail))
     for nr in plan.rows:
         a, b = lay.rows[nr.template][nr.column]
         lead, _, trail = _split(src[a:b])
-        lead = lead or (" " if nr.column else "")
+        lead = lead or column_lead(nr.column)
         grow[nr.column] = max(grow[nr.column], need(nr.column, b - a, lead, nr.text, trail))
     splices: list[tuple[int, int, str]] = []
     deleted: set[int] = set()
@@ -232,7 +239,7 @@ def _table(src: str, lay: A.Layout, plan: _Plan, nl: str) -> list[tuple[int, int
             if cell.text == "":
                 splices.append((a, b, " " * (len(raw) + wider)))
                 continue
-            lead = lead or (" " if c else "")
+            lead = lead or column_lead(c)
             width = len(raw) + wider
             body = lead + cell.text
             tail = max(width - len(body), 1 if trail or c < ncols - 1 else 0)
@@ -246,7 +253,7 @@ def _table(src: str, lay: A.Layout, plan: _Plan, nl: str) -> list[tuple[int, int
                 cells.append(" " * width)
                 continue
             lead, _, trail = _split(src[a:b])
-            lead = lead or (" " if c else "")
+            lead = lead or column_lead(c)
             body = lead + nr.text
             cells.append(body + " " * max(width - len(body), 1 if trail or c < ncols - 1
                                           else 0))

@@ -94,7 +94,8 @@ def test_crlf_line_endings_are_kept() -> None:
     test = parse_litmus(text, "user.litmus")
     (e,) = [e for e in candidates(test) if e.entry == "flush-reuse"]
     out = edit_source(test, [e])
-    assert out == text.replace("\r\n  st.weak buf, 2", "\r\n  gin.flush c0   | ;\r\n  st.weak buf, 2")
+    assert out == text.replace("\r\n  st.weak buf, 2",
+                               "\r\n  gin.flush c0   | ;\r\n  st.weak buf, 2")
 
 
 def test_an_aligned_column_is_widened_in_every_row() -> None:
@@ -156,3 +157,13 @@ def test_write_edits_the_file_in_place(tmp_path: Path) -> None:
     after = path.read_bytes().decode()
     assert _unchanged_outside_hunks(USER, after) in ([(11, 10)], [(7, 7), (10, 10)])
     assert "@@ -10,0 +11 @@" in r.output or "@@ -7 +7 @@" in r.output
+
+
+def test_an_insertion_at_the_end_of_a_thread_fills_its_blank_cell() -> None:
+    test = load_litmus(LIB / "gin/14-reuse+put-noflush.litmus")
+    assert test.source is not None
+    fence = Edit("fence.sc", 5, 1, 2, "insert", A.PtxFence("sc", "sys"), "insert fence.sc.sys")
+    out = edit_source(test, [fence])
+    assert out == test.source.replace(
+        " st.weak buf, 2              |                       ;",
+        " st.weak buf, 2              | fence.sc.sys          ;")
