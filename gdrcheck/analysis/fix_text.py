@@ -83,7 +83,7 @@ def edit_source(test: A.Test, edits: Sequence[Edit]) -> str | None:
         return None
     try:
         text = _edit(test, src, lay, edits)
-    except _Cannot:
+    except (_Cannot, IndexError):  # IndexError: a layout that is not this test's
         return None
     try:
         again = parse_litmus(text, test.path)
