@@ -167,3 +167,17 @@ def test_an_insertion_at_the_end_of_a_thread_fills_its_blank_cell() -> None:
     assert out == test.source.replace(
         " st.weak buf, 2              |                       ;",
         " st.weak buf, 2              | fence.sc.sys          ;")
+
+
+def test_a_test_without_its_own_text_is_reprinted_and_says_so() -> None:
+    import dataclasses
+
+    from gdrcheck.analysis.fix_text import repair_text
+
+    test = load_litmus(LIB / "gin/14-reuse+put-noflush.litmus")
+    (e,) = [e for e in candidates(test) if e.entry == "flush-reuse"]
+    # a test rebuilt from a parsed one (one thread less): its layout is not its own
+    other = dataclasses.replace(test, threads=test.threads[:1])
+    assert edit_source(other, [e]) is None
+    text, reprinted = repair_text(other, [e])
+    assert reprinted and "Expect=" not in text and "gin.flush c0" in text
