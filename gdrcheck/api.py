@@ -354,7 +354,8 @@ def fix(test: str | Path | A.Test, models: Sequence[str | ModelSpec] | str | Non
     """The cheapest catalogued strengthenings that make ``test``'s outcome Forbidden under
     every model of ``models`` (default: the models of its ``Expect=`` lines): a
     :class:`gdrcheck.analysis.fix.FixResult` (``status``, ``repairs`` with their edits,
-    cost, repaired test and verdicts, ``queries``). See ``gdrcheck fix``."""
+    cost, repaired test, ``text`` (the file edited) and verdicts, ``queries``; and, when
+    nothing works, ``reorderings``). See ``gdrcheck fix``."""
     from gdrcheck.analysis.fix import fix as run_fix
 
     t = load_test(test)

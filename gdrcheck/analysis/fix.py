@@ -39,14 +39,14 @@ import z3
 
 from gdrcheck.analysis.check import check_test
 from gdrcheck.analysis.fix_shared import SharedJudge, SharedProgram, build_shared, project_matches
+from gdrcheck.analysis.fix_text import repair_text
 from gdrcheck.analysis.models import ModelSpec
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
-from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates
+from gdrcheck.analysis.strengthen import Edit, apply_edits, candidates, reorderings
 from gdrcheck.engine.deadline import Deadline, Expired
 from gdrcheck.engine.result import Verdict
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import parse_litmus
-from gdrcheck.litmus.printer import print_litmus
 
 MAX_QUERIES = 400
 """Candidate sets checked before the search gives up (the answer is then Unknown)."""
@@ -59,7 +59,15 @@ class Repair:
     edits: list[Edit]
     cost: int
     test: A.Test
+    """The repaired test, as parsed from :attr:`text`."""
     verdicts: dict[str, str]
+    text: str = ""
+    """The repaired file: the user's text with each edit made in it (comments,
+    ``Expect=`` lines, layout and the condition's spelling as they were;
+    gdrcheck/analysis/fix_text.py), or the printer's text when :attr:`reprinted`."""
+    reprinted: bool = False
+    """The test has no source text to edit (built in code) or the edit could not be
+    made in it: :attr:`text` is the round-trip printer's, without Expect= lines."""
 
 
 @dataclass
@@ -90,6 +98,10 @@ class FixResult:
     max_cost: int | None = None
     reason: str | None = None
     time: float = 0.0
+    reorderings: list[tuple[str, Repair]] = field(default_factory=list)
+    """When no strengthening works: the reorderings (strengthen.reorderings: a put
+    issued after its signal moved before it) whose moved test every target forbids,
+    each with its words and the moved test (cost 0: not a strengthening)."""
 
 
 def _goal(test: A.Test) -> Verdict:
@@ -176,15 +188,16 @@ class _Checker:
         """Whether every target forbids the outcome with the edits ``chosen`` (None: a
         solver gave up), and on success the verdicts of the edited test."""
         judge = self._shared()
-        repaired = apply_edits(self.test, [self.edits[i] for i in chosen])
+        picked = [self.edits[i] for i in chosen]
+        repaired = apply_edits(self.test, picked)
         if judge is not None and project_matches(
                 judge.sp, self.test, self.edits, chosen, self.options.unroll):
             judge.timeout = self.options.timeout
             ok = judge.judge(chosen, self.test.condition.quantifier == "forall")
             if ok is False:
                 return None, False
-            if ok:  # a repair: its verdicts, from the printed test's own check
-                verdicts, again = self._confirm(repaired)
+            if ok:  # a repair: its verdicts, from the edited file's own check
+                verdicts, again = self._confirm(picked)
                 if again is not True:
                     self.out.mismatches += 1
                 return verdicts, again
@@ -194,12 +207,14 @@ class _Checker:
         self.first = True
         verdicts, ok = _judge(repaired, self.specs, self.every_variant, self.options,
                               self.budget)
-        return self._confirm(repaired) if ok else (verdicts, ok)
+        return self._confirm(picked) if ok else (verdicts, ok)
 
-    def _confirm(self, repaired: A.Test) -> tuple[dict[str, str], bool | None]:
-        """The verdicts of a repair as it will be printed: the round-trip printer's
-        text, parsed again, checked (what -o writes is what was checked)."""
-        again = parse_litmus(print_litmus(repaired), repaired.path or "repaired.litmus")
+    def _confirm(self, picked: list[Edit]) -> tuple[dict[str, str], bool | None]:
+        """The verdicts of a repair as it will be written: the edited file's text
+        (fix_text.repair_text), parsed again, checked (what -o and --write write is
+        what was checked)."""
+        text, _ = repair_text(self.test, picked)
+        again = parse_litmus(text, self.test.path or "repaired.litmus")
         return _judge(again, self.specs, self.every_variant, self.options, self.budget)
 
 
@@ -318,11 +333,10 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
             break
         if ok:
             assert verdicts is not None
-            repaired = apply_edits(test, [edits[i] for i in chosen])
-            # the repaired test keeps no Expect=/Liveness= line: its verdicts are gdrcheck's
-            shown = dataclasses.replace(repaired, meta=tuple(
-                x for x in repaired.meta if x.key not in ("Expect", "Liveness")))
-            out.repairs.append(Repair([edits[i] for i in chosen], k, shown, verdicts))
+            picked = [edits[i] for i in chosen]
+            text, reprinted = repair_text(test, picked)
+            shown = parse_litmus(text, test.path or "repaired.litmus")
+            out.repairs.append(Repair(picked, k, shown, verdicts, text, reprinted))
             opt.add(z3.Or([z3.Not(sel[i]) for i in chosen]))  # no superset is minimal
             best = k if best is None else min(best, k)
             opt.add(cost <= best if all_minimal else cost < best)
@@ -345,5 +359,22 @@ def fix(test: A.Test, targets: Sequence[str | ModelSpec], *, every_variant: bool
         if not all_minimal:
             out.repairs = out.repairs[:1]
     out.status = ("unknown" if out.reason else "fixed" if out.repairs else "impossible")
+    if out.status == "impossible":
+        _reorder(test, specs, every_variant, options, budget, out)
     out.time = time.perf_counter() - t0
     return out
+
+
+def _reorder(test: A.Test, specs: Sequence[ModelSpec], every_variant: bool,
+             options: CheckOptions, budget: Deadline, out: FixResult) -> None:
+    """No strengthening works: which reordering would (each moved test, as it will be
+    written, checked on its own under every target)."""
+    for r in reorderings(test):
+        if budget.expired():
+            return
+        text, reprinted = repair_text(test, list(r.edits))
+        moved = parse_litmus(text, test.path or "reordered.litmus")
+        verdicts, ok = _judge(moved, specs, every_variant, _left(options, budget))
+        if ok:
+            out.reorderings.append(
+                (r.text, Repair(list(r.edits), 0, moved, verdicts, text, reprinted)))

@@ -424,6 +424,154 @@ def _acquire_reads(test: A.Test) -> Iterator[Edit]:
                            "make the read gin.read_signal (acquire)")
 
 
+def _writes(x: object, name: str) -> bool:
+    """Does instruction ``x`` write this rank's location ``name`` (a store, an atomic, a
+    reduction)?"""
+    loc = getattr(x, "loc", None)
+    return isinstance(x, (A.PtxStore, A.PtxAtom, A.PtxRed)) and \
+        isinstance(loc, A.LocRef) and loc.name == name and loc.rank is None
+
+
+def _flush_before_reuse(test: A.Test) -> Iterator[Edit]:
+    """``gin.flush`` of a put's context right before the thread writes the put's source
+    again (R-GIN-8; NVIDIA/nccl@f0e545a5 docs/userguide/source/api/device_gin.rst:58-61,
+    flush: "all the pending transfer operations ... are locally consumed, meaning that
+    their source buffers are safe to reuse"; src/include/nccl_device/gin.h:355-356;
+    litmus/gin/13 is gin/14 so repaired). Not offered where a flush of that context
+    already lies between the put and the write."""
+    for t, th in _threads(test):
+        ins = th.instrs
+        for i, x in enumerate(ins):
+            ctxs: set[str] = set()
+            for j in range(i):
+                put = ins[j]
+                if isinstance(put, A.GinPut) and isinstance(put.src, A.LocRef) and \
+                        _writes(x, put.src.name) and not any(
+                            isinstance(f, A.GinFlush) and f.ctx == put.ctx
+                            for f in ins[j + 1:i]):
+                    ctxs.add(put.ctx)
+            for ctx in sorted(ctxs):
+                yield Edit("flush-reuse", 2, t, i, "insert", A.GinFlush(ctx),
+                           f"flush context {ctx} before the put's source is written again")
+
+
+def _fresh(test: A.Test, base: str, taken: set[str] | None = None) -> str:
+    names = A.locations_named(test) | {getattr(x, "name", "") for x in test.init}
+    names = names | (taken or set())
+    return next(n for n in (base, *(f"{base}_{k}" for k in range(2, 999))) if n not in names)
+
+
+def _self_signal_waits(test: A.Test) -> Iterator[Edit]:
+    """A put to the issuing rank itself followed, on its context, by a strong signal to
+    the rank itself (a signal word of its own, declared) and a wait for it, before what
+    the thread does next: the signal covers the put's delivery (R-GIN-3) and the wait
+    makes it visible to the thread (R-GIN-10). NVIDIA/nccl@f0e545a5 made the GIN
+    barrier do this at Put level ("self-signals on the calling rank's own slot",
+    src/include/nccl_device/impl/gin_barrier__funcs.h:138-143: "so self-puts get the
+    same visibility guarantee as puts to other peers"); litmus/gin/self-put+flag."""
+    for t, th in _threads(test):
+        me = th.placement.gpu
+        if me is None or th.placement.host:
+            continue
+        for i, ins in enumerate(th.instrs):
+            if not (isinstance(ins, A.GinPut) and ins.dst.rank == me
+                    and i + 1 < len(th.instrs)):
+                continue
+            name = _fresh(test, f"T{t}_{i}")
+            sig = A.GinSignal(ins.ctx, A.SignalSpec("strong", A.LocRef(name, me)))
+            yield Edit("self-signal", 3, t, i, "replace",
+                       (ins, sig, A.GinWait("signal", name, 1)),
+                       f"signal rank {me} itself on {name} after the put and wait for it",
+                       init_add=(A.SignalDecl(name),))
+
+
+def _prop_names(node: object) -> set[str]:
+    """The location names a condition, filter or term mentions."""
+    if isinstance(node, A.LocRef):
+        return {node.name}
+    if isinstance(node, (tuple, list)):
+        return {n for x in node for n in _prop_names(x)}
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        return {n for f in dataclasses.fields(node) for n in _prop_names(getattr(node, f.name))}
+    return set()
+
+
+def _signal_word(x: object) -> tuple[str, int | None, int] | None:
+    """(word, rank, amount) of an adding signal update carried by a put (a GIN put with
+    ``sig=``, an NVSHMEM put_signal with ``add``), else None."""
+    if isinstance(x, A.GinPut) and isinstance(x.signal, A.SignalSpec) and \
+            x.signal.kind in ("strong", "weak"):
+        return x.signal.target.name, x.signal.target.rank, x.signal.amount
+    if isinstance(x, A.ShmemCall) and x.op in ("put_signal", "put_signal_nbi") and \
+            x.signal is not None and x.signal_op == "add" and x.signal_value is not None:
+        return x.signal.name, x.signal.rank, x.signal_value
+    return None
+
+
+def _signal_per_chunk(test: A.Test) -> Iterator[Edit]:
+    """The second and later chunks that one thread puts with an adding signal on one
+    word get a word each (declared), so that the word waited on says "this chunk has
+    arrived", not "some chunks have" (NVIDIA/nvshmem issue #84, the maintainer,
+    2026-04-30: "With NVSHMEM_SIGNAL_ADD plus CMP_GE, the signal value encodes only
+    'some number of chunks completed,' not 'this specific chunk completed'";
+    litmus/nvshmem/ring-reduce+put_signal_nbi-per-chunk). Offered only where it takes
+    nothing the test looks at: the word is in no condition, filter or ``locations``, no
+    thread reads it except by a ``>=`` wait (``gin.wait_signal``, ``shmem.wait_until``
+    or ``signal_wait_until`` with ``>=``), and each such wait is still met by the
+    updates that stay (so the wait sees a subset of the values it saw)."""
+    watched = _prop_names((test.condition, test.filter, test.locations))
+    for t, th in _threads(test):
+        seen: dict[tuple[str, int | None], int] = {}
+        for i, x in enumerate(th.instrs):
+            w = _signal_word(x)
+            if w is None:
+                continue
+            word, rank, amount = w
+            if (word, rank) not in seen:
+                seen[(word, rank)] = i
+                continue
+            if word in watched or not _only_waited(test, word, amount):
+                continue
+            shmem = isinstance(x, A.ShmemCall)
+            name = _fresh(test, f"{word}{i}")
+            if shmem:
+                assert isinstance(x, A.ShmemCall) and x.signal is not None
+                new: object = dataclasses.replace(x, signal=A.LocRef(name, x.signal.rank))
+                decl: object = A.InitLoc(A.LocRef(name, None), 0)
+            else:
+                assert isinstance(x, A.GinPut) and x.signal is not None
+                new = dataclasses.replace(x, signal=dataclasses.replace(
+                    x.signal, target=A.LocRef(name, x.signal.target.rank)))
+                decl = A.SignalDecl(name)
+            yield Edit("signal-per-chunk", 1, t, i, "replace", new,
+                       f"give this chunk a signal word of its own, {name}", init_add=(decl,))
+
+
+def _only_waited(test: A.Test, word: str, moved: int) -> bool:
+    """Is ``word`` read only by ``>=`` waits, each still met with ``moved`` less added
+    to it (by every thread's updates that stay)?"""
+    total = 0
+    for _, th in _threads(test):
+        for x in th.instrs:
+            w = _signal_word(x)
+            if w is not None and w[0] == word:
+                total += w[2]
+            elif isinstance(x, A.GinSignal) and x.signal.target.name == word:
+                return False
+    for _, th in _threads(test):
+        for x in th.instrs:
+            if isinstance(x, A.GinWait) and x.what == "signal" and x.name == word:
+                if x.value > total - moved:
+                    return False
+            elif isinstance(x, A.ShmemCall) and x.op in ("wait_until", "signal_wait_until") \
+                    and x.signal is not None and x.signal.name == word:
+                if x.cmp != ">=" or (x.value or 0) > total - moved:
+                    return False
+            elif _signal_word(x) is None and word in _prop_names(x):
+                return False  # any other access (a read, a store, a reset)
+    return True
+
+
 CATALOGUE: tuple[Strengthening, ...] = (
     Strengthening("ld.acquire / st.release", "a plain load made acquire, a plain store "
                   "release (at cta, gpu or sys scope); a relaxed atom made acq_rel, a "
@@ -477,6 +625,19 @@ CATALOGUE: tuple[Strengthening, ...] = (
     Strengthening("read-signal.acquire", "a relaxed gin.read_signal made acquire (its "
                   "default)", "R-GIN-10 (readSignal's order argument, acquire by "
                   "default), R-PTX-2", _acquire_reads),
+    Strengthening("flush-reuse", "gin.flush of a put's context before the thread writes the "
+                  "put's source again", "R-GIN-8; NVIDIA/nccl@f0e545a5 "
+                  "docs/userguide/source/api/device_gin.rst:58-61 (flush: source buffers safe "
+                  "to reuse), litmus/gin/13", _flush_before_reuse),
+    Strengthening("self-signal", "after a put to the issuing rank itself, a strong signal to "
+                  "itself and a wait for it", "R-GIN-3, R-GIN-10; NVIDIA/nccl@f0e545a5 "
+                  "src/include/nccl_device/impl/gin_barrier__funcs.h:138-143 (the barrier "
+                  "self-signals so that self-puts are visible), litmus/gin/self-put+selfsig",
+                  _self_signal_waits),
+    Strengthening("signal-per-chunk", "a later chunk put with an adding signal on a word an "
+                  "earlier chunk of the thread adds to gets a word of its own",
+                  "NVIDIA/nvshmem issue #84 (a cumulative signal says only that some chunks "
+                  "completed), R-SH-4, R-SH-5", _signal_per_chunk),
 )
 
 
@@ -516,3 +677,61 @@ def apply_edits(test: A.Test, edits: list[Edit]) -> A.Test:
             skip = c.span - 1
         threads[t] = dataclasses.replace(threads[t], instrs=tuple(ins))  # type: ignore[arg-type]
     return dataclasses.replace(test, init=tuple(init), threads=tuple(threads))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Reordering:
+    """Not a strengthening: a put the thread issues after a signal to the same peer
+    moved to just before it (a strong signal covers the puts before it on its context,
+    R-GIN-3, not those after, litmus/gin/10; an NVSHMEM signal likewise says nothing of
+    a later put, R-SH-5). ``gdrcheck fix`` tries one only when no set of strengthenings
+    works, checks the moved test on its own, and reports it as a reordering: it changes
+    what the program does (the signal may now wait for the put), so monotonicity says
+    nothing of it."""
+
+    thread: int
+    put: int
+    signal: int
+    edits: tuple[Edit, ...]
+    """The move as replacements of the cells from the signal to the put (each takes
+    the instruction before it; the signal's takes the put)."""
+    text: str
+
+
+def _is_signal_to(x: object, peer: int | None) -> bool:
+    if isinstance(x, A.GinSignal):
+        return x.signal.target.rank == peer
+    if isinstance(x, A.GinPut) and x.signal is not None:
+        return x.dst.rank == peer
+    if isinstance(x, A.ShmemCall) and x.op == "signal_op" and x.signal is not None:
+        return x.signal.rank == peer
+    if isinstance(x, A.ShmemCall) and x.op in ("put_signal", "put_signal_nbi"):
+        return x.dst is not None and x.dst.rank == peer
+    return False
+
+
+def reorderings(test: A.Test) -> list[Reordering]:
+    """Every put that follows a signal to its peer in its thread, moved before the
+    nearest such signal (the instructions between keep their order)."""
+    out = []
+    for t, th in _threads(test):
+        ins = th.instrs
+        for j, put in enumerate(ins):
+            if isinstance(put, A.GinPut) and put.signal is None:
+                peer, ctx = put.dst.rank, put.ctx
+            elif isinstance(put, A.ShmemCall) and put.op in ("put", "put_nbi", "p") \
+                    and put.dst is not None:
+                peer, ctx = put.dst.rank, None
+            else:
+                continue
+            i = next((k for k in range(j - 1, -1, -1) if _is_signal_to(ins[k], peer)
+                      and (ctx is None or getattr(ins[k], "ctx", ctx) == ctx)), None)
+            if i is None:
+                continue
+            moved = (put, *ins[i:j])
+            edits = tuple(Edit("reorder", 0, t, i + k, "replace", x, "move")
+                          for k, x in enumerate(moved))
+            out.append(Reordering(t, j, i, edits,
+                                  f"move P{t}:{j + 1} before P{t}:{i + 1}, the signal it "
+                                  "follows"))
+    return out

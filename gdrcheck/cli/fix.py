@@ -46,25 +46,27 @@ def _catalogue() -> str:
 @click.option("--max-cost", type=click.IntRange(min=0), default=None,
               help="Only sets of edits costing at most this much.")
 @click.option("--all-minimal", is_flag=True, help="Every minimal-cost repair, not only one.")
-@output_option("Write the (first) repaired test here.")
+@output_option("Write the (first) repaired file here: FILE's text with the repair's edits "
+               "made in it.")
+@click.option("--write", "in_place", is_flag=True, help="Edit FILE in place: make the (first) "
+              "repair's edits in its text (comments, Expect= lines and layout kept).")
 @format_option(["text", "json"], help="JSON: one gdrcheck.fix/1 object.")
 @include_option
 @timeout_option("for the whole search, every query included (as for sweep)")
 @unroll_option
 @lint_option
 def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: bool,
-        max_cost: int | None, all_minimal: bool, output: Path | None, fmt: str,
-        include_dirs: tuple[str, ...], timeout: float | None, unroll: int,
+        max_cost: int | None, all_minimal: bool, output: Path | None, in_place: bool,
+        fmt: str, include_dirs: tuple[str, ...], timeout: float | None, unroll: int,
         lints: bool = True) -> None:
     """The cheapest set of program strengthenings (fences, release/acquire, scopes, strong
     signals, flushes, contexts, strict windows, shmem.fence/quiet, ...) that makes the
-    outcome of FILE Forbidden under every target model, proved minimal; each repair as a
-    diff of litmus lines with its cost, then re-checked."""
+    outcome of FILE Forbidden under every target model, proved minimal; each repair as an
+    edit of FILE's own text (a diff of its lines) with its cost, then re-checked."""
     from gdrcheck.analysis.fix import fix as run_fix
     from gdrcheck.analysis.models import ModelSpec, all_runs, load_models, models_for, parse_all
     from gdrcheck.engine.deadline import Deadline, Expired
     from gdrcheck.litmus import load_litmus
-    from gdrcheck.litmus.printer import print_litmus
     from gdrcheck.report.fix import fix_json, format_fix
 
     options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
@@ -98,14 +100,16 @@ def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: 
         click.echo(json.dumps(rec, indent=2))
     else:
         click.echo(format_fix(test, result))
-    if output is not None and result.repairs:
+    targets_out = ([output] if output is not None else []) + ([Path(file)] if in_place else [])
+    for path in targets_out if result.repairs else []:
         try:
-            output.write_text(print_litmus(result.repairs[0].test), encoding="utf-8")
+            # newline="": the text keeps the user's line endings as they were
+            path.write_text(result.repairs[0].text, encoding="utf-8", newline="")
         except OSError as err:
-            click.echo(f"{output}: cannot write the repaired test: {err.strerror or err}",
+            click.echo(f"{path}: cannot write the repaired test: {err.strerror or err}",
                        err=True)
             sys.exit(2)
-        click.echo(f"wrote the repaired test to {output}", err=True)
+        click.echo(f"wrote the repaired test to {path}", err=True)
     sys.exit(0 if result.status in ("fixed", "already") else 1)
 
 

@@ -875,6 +875,25 @@ Arch = Literal["X86", "PTX", "GIN"]
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where a parsed test's parts lie in its source text (offsets into ``Test.source``):
+    what ``gdrcheck fix`` needs to edit the user's own text rather than re-print it.
+    Valid only for the text the test was parsed from."""
+
+    init: tuple[int, int]
+    """The offsets of the init block's ``{`` and ``}``."""
+    items: tuple[tuple[int, int], ...]
+    """Each init item's text (start, end), in the order of ``Test.init``."""
+    rows: tuple[tuple[tuple[int, int], ...], ...]
+    """The thread table's rows, the header row first: each cell's (start, end), the
+    end of the last one at the row's ``;``."""
+    places: tuple[tuple[int, ...], ...]
+    """Per thread, the row of each of its instructions (its column is the thread's)."""
+    condition: int
+    """Where the condition (or ``locations``/``filter``) starts."""
+
+
+@dataclass(frozen=True)
 class Test:
     arch: Arch
     name: str
@@ -890,6 +909,8 @@ class Test:
     docs: tuple[str, ...] = ()
     """Every doc string of the header, in order (Dat3M writes a description, then a
     URL, ...); ``doc`` is their join with newlines. Give either one: the other follows."""
+    layout: Layout | None = field(default=None, compare=False, repr=False)
+    """Where the parts lie in ``source`` (the parser's; None for a test built in code)."""
 
     def __post_init__(self) -> None:
         if not self.docs and self.doc is not None:

@@ -35,6 +35,7 @@ from gdrcheck.litmus.ast import (
     InitItem,
     InitLoc,
     InitReg,
+    Layout,
     LocRef,
     LocTerm,
     MbarrierDecl,
@@ -221,10 +222,30 @@ class _Parser:
         conds = parse_section("conds", blanked[cond_start:], self.pos(cond_start), self.tick)
         locations, filt, condition = self.conditions(conds)
         doc = "\n".join(docs) if docs else None
+        layout = self.layout(blanked, i, init_end, rows, cond_start)
         test = Test(arch, name, doc, meta, init, threads, locations, filt, condition,
-                    docs=docs)
+                    docs=docs, layout=layout)
         _check_observed(test)
         return test
+
+    def layout(self, blanked: str, open_: int, close: int,
+               rows: list[list[tuple[int, int]]], cond_start: int) -> Layout:
+        """Where the init items, the table's cells and the condition lie (gdrcheck fix
+        edits the text there): the init items are the non-blank pieces between the
+        block's ``;`` (as the grammar reads them), an instruction is a non-blank cell."""
+        items: list[tuple[int, int]] = []
+        start = open_ + 1
+        for piece in blanked[open_ + 1 : close].split(";"):
+            lead = len(piece) - len(piece.lstrip())
+            if piece.strip():
+                items.append((start + lead, start + len(piece.rstrip())))
+            start += len(piece) + 1
+        places = tuple(
+            tuple(r for r, row in enumerate(rows) if r and column < len(row)
+                  and blanked[row[column][0] : row[column][1]].strip())
+            for column in range(len(rows[0])))
+        return Layout((open_, close), tuple(items),
+                      tuple(tuple(row) for row in rows), places, cond_start)
 
     def header(self, i: int) -> tuple[Arch, str, int]:
         text = self.text

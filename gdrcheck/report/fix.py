@@ -16,15 +16,32 @@ SCHEMA = "gdrcheck.fix/1"
 
 
 def repair_diff(test: A.Test, repair: Repair) -> list[str]:
-    """The litmus lines the repair changes, as a unified diff of the round-trip printer's
-    text of the test before and after."""
-    plain = dataclasses.replace(test, meta=tuple(
-        m for m in test.meta if m.key not in ("Expect", "Liveness")))
-    before = print_litmus(plain).splitlines()
-    after = print_litmus(repair.test).splitlines()
+    """The lines the repair changes, as a unified diff (no context lines) of the user's
+    file and the repaired one: its hunks name the user's line numbers. A test without
+    source text (built in code) or a re-printed repair is diffed as the round-trip
+    printer prints both."""
+    if test.source is not None and not repair.reprinted:
+        before = test.source.splitlines()
+    else:
+        plain = dataclasses.replace(test, meta=tuple(
+            m for m in test.meta if m.key not in ("Expect", "Liveness")))
+        before = print_litmus(plain).splitlines()
+    after = repair.text.splitlines() if repair.text else print_litmus(repair.test).splitlines()
     return [line for line in difflib.unified_diff(before, after, "before", "after",
                                                   lineterm="", n=0)
             if not line.startswith(("---", "+++"))]
+
+
+def stale_expectations(test: A.Test, repair: Repair) -> list[str]:
+    """The ``Expect=`` entries of the user's file, kept in the repaired one, that the
+    repair's verdicts contradict (``line N: model:Verdict, now Verdict``)."""
+    out = []
+    for e in test.expectations:
+        name = "+".join((e.model, *e.variants))
+        now = repair.verdicts.get(name)
+        if now is not None and now.split(" ")[0] != e.verdict:
+            out.append(f"line {e.pos.line}: {name}:{e.verdict}, now {now}")
+    return out
 
 
 def _edit_where(e: Any) -> str:
@@ -47,6 +64,18 @@ def format_fix(test: A.Test, r: FixResult) -> str:
         out.append(f"Repair {n} (cost {rep.cost}):")
         for e in sorted(rep.edits, key=lambda e: (e.thread, e.index)):
             out.append(f"  {_edit_where(e)} {e.text} [{e.entry}, cost {e.cost}]")
+        out.extend(f"  {line}" for line in repair_diff(test, rep))
+        out.append("After " + ", ".join(f"{m} {v}" for m, v in rep.verdicts.items()))
+        if rep.reprinted:
+            out.append("Note the test has no text to edit: the repair is the printer's "
+                       "text, without Expect= lines")
+        stale = stale_expectations(test, rep)
+        if stale:
+            out.append("Note the repaired file keeps your Expect= lines; these no longer "
+                       "hold: " + "; ".join(stale))
+    for words, rep in r.reorderings:
+        out.append(f"Reordering (not a strengthening: it changes the order of the program; "
+                   f"checked on its own): {words}")
         out.extend(f"  {line}" for line in repair_diff(test, rep))
         out.append("After " + ", ".join(f"{m} {v}" for m, v in rep.verdicts.items()))
     if r.status == "fixed":
@@ -86,9 +115,17 @@ def fix_json(test: A.Test, r: FixResult) -> dict[str, Any]:
                        "index": e.index, "action": e.action, "text": e.text}
                       for e in rep.edits],
             "diff": repair_diff(test, rep),
-            "test": print_litmus(rep.test),
+            "test": rep.text or print_litmus(rep.test),
+            "reprinted": rep.reprinted,
+            "stale_expect": stale_expectations(test, rep),
             "verdicts": rep.verdicts,
         } for rep in r.repairs],
+        "reorderings": [{
+            "text": words,
+            "diff": repair_diff(test, rep),
+            "test": rep.text or print_litmus(rep.test),
+            "verdicts": rep.verdicts,
+        } for words, rep in r.reorderings],
         "candidates": r.candidates,
         "queries": r.queries,
         "strategy": r.strategy,

@@ -107,8 +107,14 @@ def test_cli_text_json_and_output(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert "Repair 1 (cost 2):" in r.output and "+" in r.output
     assert "After gin-gdaki Forbidden" in r.output and "Queries" in r.output
-    assert "fence.proxy.async" in out.read_text()
-    assert "Expect=" not in out.read_text()  # the repaired test's verdicts are not cited
+    fixed = out.read_text()
+    assert "fence.proxy.async" in fixed
+    # the user's file, edited: its Expect= lines are kept (they are the user's), and the
+    # report says which of them the repair contradicts
+    original = Path(path).read_text()
+    assert [x for x in original.splitlines() if x.startswith("Expect=")] == \
+        [x for x in fixed.splitlines() if x.startswith("Expect=")]
+    assert "these no longer hold: line 3: gin-gdaki:Allowed, now Forbidden" in r.output
     r = CliRunner().invoke(main, ["fix", path, "-m", "gin-gdaki", "--format", "json"])
     rec = json.loads(r.output)
     assert rec["schema"] == "gdrcheck.fix/1" and rec["status"] == "fixed"

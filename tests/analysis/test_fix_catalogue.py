@@ -18,6 +18,18 @@ whose verdicts before and after come from the sources (never from gdrcheck's out
 - counter-wait: litmus/gin/14 (source reuse without flush, Allowed under gin-api,
   gin-gdaki, gin-proxy: R-GIN-8, R-IB-6) becomes litmus/gin/15's program (a counter and
   a wait for it, Forbidden under the three: R-GIN-9), cost 2.
+- flush-reuse (issue 24): litmus/gin/14 also becomes litmus/gin/13's program (a flush of
+  the put's context before its source is written again, Forbidden under the three:
+  R-GIN-8; NVIDIA/nccl@f0e545a5 docs/userguide/source/api/device_gin.rst:58-61), cost 2,
+  as cheap as the counter.
+- self-signal (issue 24): litmus/gin/self-put+flag (Allowed) becomes
+  litmus/gin/self-put+selfsig+wait+flag (Forbidden), NVIDIA/nccl@f0e545a5
+  src/include/nccl_device/impl/gin_barrier__funcs.h:138-143, cost 3.
+- signal-per-chunk (issue 24): litmus/nvshmem/ring-reduce+put_signal_nbi-cumulative
+  (Allowed under nvshmem-api and nvshmem-ibgda, NVIDIA/nvshmem issue #84) becomes
+  litmus/nvshmem/ring-reduce+put_signal_nbi-per-chunk (Forbidden), cost 1.
+- the reordering (issue 24, not a strengthening): litmus/gin/MP+signal+put-late (Allowed,
+  R-GIN-3) has no repair; the put moved before its signal is litmus/gin/04b (Forbidden).
 - mbarrier.release: litmus/ptx75/MP+mbarrier-relaxed (Allowed: a relaxed arrival starts
   no release pattern, PTX ISA §8.8) becomes litmus/ptx75/MP+mbarrier (Forbidden: the
   release pattern mbarrier.arrive.release, the acquire pattern of the default wait,
@@ -101,8 +113,9 @@ def test_a_put_and_its_signal_op_become_a_put_signal() -> None:
 
 
 def test_a_reused_source_waits_for_a_counter() -> None:
-    rep = _fixed(load_litmus(LIB / "gin/14-reuse+put-noflush.litmus"), GIN3, 2,
-                 "counter-wait")
+    r = fix(load_litmus(LIB / "gin/14-reuse+put-noflush.litmus"), GIN3, all_minimal=True)
+    # as cheap as the flush (test_a_reused_source_is_flushed_first_as_gin_13_does)
+    (rep,) = [p.test for p in r.repairs if p.edits[0].entry == "counter-wait"]
     # litmus/gin/15 (its counter named C)
     human = load_litmus(LIB / "gin/15-reuse+put+counter.litmus")
     assert [t.replace("C0_1", "C") for t in _texts(rep, 0)] == _texts(human, 0)
@@ -187,7 +200,8 @@ def test_a_multimem_ld_reduce_is_offered_acquire() -> None:
 
 
 NEW_ENTRIES = {"mbarrier.release", "mbarrier.acquire", "bundle-signal", "put_signal",
-               "counter-wait", "fence.proxy.async", "multimem.release", "multimem.acquire"}
+               "counter-wait", "fence.proxy.async", "multimem.release", "multimem.acquire",
+               "flush-reuse", "self-signal", "signal-per-chunk"}
 
 
 def test_the_new_entries_add_no_outcome_on_the_library() -> None:
@@ -219,3 +233,55 @@ def test_the_new_entries_add_no_outcome_on_the_library() -> None:
                 assert set(r.flags) <= set(base.flags), (t.name, str(s), e.text)
                 checked.add(e.entry)
     assert checked == NEW_ENTRIES
+
+
+def _program(t: A.Test) -> list[list[str]]:
+    return [_texts(t, k) for k in range(len(t.threads))]
+
+
+def test_a_reused_source_is_flushed_first_as_gin_13_does() -> None:
+    r = fix(load_litmus(LIB / "gin/14-reuse+put-noflush.litmus"), GIN3, all_minimal=True)
+    assert r.status == "fixed"
+    assert sorted((p.cost, [e.entry for e in p.edits]) for p in r.repairs) == \
+        [(2, ["counter-wait"]), (2, ["flush-reuse"])]
+    (rep,) = [p for p in r.repairs if p.edits[0].entry == "flush-reuse"]
+    assert _program(rep.test) == _program(load_litmus(LIB / "gin/13-reuse+put+flush.litmus"))
+    assert set(rep.verdicts.values()) == {"Forbidden"}
+
+
+def test_a_put_to_oneself_gets_a_signal_to_oneself_and_its_wait() -> None:
+    test = load_litmus(LIB / "gin/self-put+flag.litmus")
+    assert fix(test, GIN3, max_cost=2).status == "impossible"  # nothing cheaper works
+    rep = _fixed(test, GIN3, 3, "self-signal")
+    human = load_litmus(LIB / "gin/self-put+selfsig+wait+flag.litmus")
+    assert [x.replace("T0_0", "T") for x in _texts(rep, 0)] == _texts(human, 0)
+
+
+def test_each_chunk_gets_a_signal_word_of_its_own() -> None:
+    test = load_litmus(LIB / "nvshmem/ring-reduce+put_signal_nbi-cumulative.litmus")
+    models = ["nvshmem-api", "nvshmem-ibgda"]
+    rep = _fixed(test, models, 1, "signal-per-chunk")
+    human = load_litmus(LIB / "nvshmem/ring-reduce+put_signal_nbi-per-chunk.litmus")
+    assert _program(rep) == _program(human)
+
+
+def test_signal_per_chunk_is_offered_only_where_the_test_cannot_tell() -> None:
+    text = (LIB / "nvshmem/ring-reduce+put_signal_nbi-cumulative.litmus").read_text()
+    entries = [e.entry for e in candidates(parse_litmus(text, "a.litmus"))]
+    assert entries.count("signal-per-chunk") == 1
+    for changed in (text.replace("shmem.wait_until S, >=, 1", "shmem.wait_until S, >=, 2"),
+                    text.replace("exists (1:r0 = 0)", "exists (1:r0 = 0 /\\ S = 2)")):
+        t = parse_litmus(changed, "b.litmus")
+        assert "signal-per-chunk" not in [e.entry for e in candidates(t)], changed[-60:]
+
+
+def test_a_put_after_its_signal_is_reported_as_a_reordering() -> None:
+    test = load_litmus(LIB / "gin/MP+signal+put-late.litmus")
+    r = fix(test, GIN3)
+    assert r.status == "impossible" and not r.repairs
+    ((words, moved),) = r.reorderings
+    assert words.startswith("move P0:2 before P0:1")
+    assert _program(moved.test) == _program(load_litmus(LIB / "gin/04b-MP+put+signal.litmus"))
+    assert moved.verdicts == dict.fromkeys(GIN3, "Forbidden")
+    # the file is edited in place: two cells swapped, every other line the user's
+    assert moved.text.splitlines()[:10] == test.source.splitlines()[:10]

@@ -71,3 +71,24 @@ def test_the_schema_rejects_what_it_should(validator: Any) -> None:
         bad = copy.deepcopy(rec)
         mutate(bad)
         assert not validator.is_valid(bad)
+
+
+def test_the_repaired_file_and_a_reordering_validate(validator: Any) -> None:
+    # gin/14 (Allowed, R-GIN-8) flushed as gin/13 does: the record's test is the library
+    # file with one row added, its Expect= lines kept and named stale
+    path = LIB / "gin/14-reuse+put-noflush.litmus"
+    rec = fix_json(str(path), "-m", "gin-api", "--all-minimal", code=0)
+    validator.validate(rec)
+    (flush,) = [r for r in rec["repairs"] if r["edits"][0]["entry"] == "flush-reuse"]
+    assert flush["reprinted"] is False
+    assert flush["diff"] == ["@@ -18,0 +19 @@", "+ gin.flush c0                |"
+                             "                       ;"]
+    original = path.read_text().splitlines()
+    assert flush["test"].splitlines() == [*original[:18], flush["diff"][1][1:], *original[18:]]
+    assert flush["stale_expect"] == ["line 3: gin-api:Allowed, now Forbidden"]
+    # gin/MP+signal+put-late (Allowed, R-GIN-3): no strengthening; the put moved before
+    # its signal is gin/04b (Forbidden)
+    rec = fix_json(str(LIB / "gin/MP+signal+put-late.litmus"), "-m", "gin-api", code=1)
+    validator.validate(rec)
+    assert rec["status"] == "impossible" and len(rec["reorderings"]) == 1
+    assert rec["reorderings"][0]["verdicts"] == {"gin-api": "Forbidden"}
