@@ -64,13 +64,13 @@ def fuzz_cat(data: bytes) -> None:
 
 
 def fuzz_results(data: bytes) -> None:
-    from gdrcheck.batch.results import read_results
+    from gdrcheck.batch.results import NotResults, read_results
 
     path = _TMP / "results.jsonl"
     path.write_bytes(data)
     try:
         read_results(path)
-    except InputError:
+    except (InputError, NotResults):  # a file that is not a results file is refused
         pass
 
 
