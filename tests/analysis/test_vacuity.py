@@ -51,7 +51,13 @@ def test_a_wait_never_satisfied_is_vacuous(engine: str) -> None:
     assert [str(w) for w in res.blocked] == ["P1:1 gin.wait_signal S, 2"]
     assert res.blocked[0].pos.line == 6
     assert res.vacuity == "no execution completes; P1:1 gin.wait_signal S, 2 never satisfied"
-    assert res.liveness == ["never satisfied: P1:1 gin.wait_signal S, 2"]
+    # the vacuity search's reason first; the fixture's Liveness= entry asks the liveness
+    # question too, which names the write the stuck wait keeps reading (docs/liveness.md)
+    assert res.liveness[0] == "never satisfied: P1:1 gin.wait_signal S, 2"
+    assert res.liveness[1:] == ["P1 waits forever at row 1: gin.wait_signal S, 2 (reads "
+                                "S@1=1 from e5 (gin.put c0, x@1, buf, sig=S / signal S@1 W), "
+                                "the last writes)"]
+    assert res.live == "Hang"
     assert not res.axioms  # nothing of the model rules it out: the test cannot run
 
 
