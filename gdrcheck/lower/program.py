@@ -313,6 +313,4 @@ class Program:
     def with_waits_relaxed(self) -> Program:
         """The same program in which a thread may stop at a wait that fails: its path
         ends there and the execution is kept (used to say which waits block)."""
-        leaves = [dataclasses.replace(lf, cut=False) if lf.cut and lf.wait is not None
-                  else lf for lf in self.leaves]
-        return dataclasses.replace(self, leaves=leaves)
+        return self.with_leaves_relaxed(self.blocking_waits())
