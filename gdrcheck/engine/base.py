@@ -44,6 +44,7 @@ TAGS = (
     "STRONG", "WEAK", "LEGACY", "IDX", "VA", "INC", "ADD", "SET", "BARSIG", "BARNONE",
     "FLUSH", "QUIET", "SHFENCE", "GWAIT", "RESET", "SIGMEM",
     "FLUSHREQ", "REQWAIT", "WAITUNTIL", "SIGWAITUNTIL", "SYNCAPI", "CTAEVEN", "CTAODD",
+    "LINE", "HALF0", "HALF1",  # the words of a 128-byte line window (issue 28 item 4)
     # host-initiated RDMA and kernel boundaries (gdrcheck/lower/host.py)
     "VERBS", "IMM", "HMEM", "RCQE", "CQPOLL", "WAITSEND", "LAUNCH", "KSYNC", "FLUSHRDMA",
     "SWAIT", "SWFLUSH",
@@ -284,6 +285,7 @@ def static_env(prog: Program, ex: dict[int, Formula],
     env["kend"] = RelV({})
     env["mmi"] = RelV({})  # multimem: events of different copies of one instruction
     env["gdw"] = RelV({})  # grid dependencies (lower/ptx.py), empty without grids
+    env["line-order"] = RelV({})  # words of one RDMA WRITE into a line window (lower/gin.py)
     for name, pairs in prog.relations.items():  # a dialect's own static relations
         env[name] = rel(pairs)
     env["id"] = RelV({(a, a): ex[a] for a in ids})

@@ -520,7 +520,7 @@ class ShmemCall:
 
     ``op`` is the call name without the ``shmem.`` prefix (put, put_nbi, p,
     put_signal, put_signal_nbi, signal_op, atomic_add, get, get_nbi, fence,
-    quiet, barrier_all, wait_until, signal_wait_until). Fields not used by an op are
+    quiet, barrier_all, sync_all, wait_until, signal_wait_until). Fields not used by an op are
     None.
     """
 
@@ -692,12 +692,15 @@ class HostDecl:
 
 @dataclass(frozen=True)
 class WindowDecl:
-    """``window W strict = {f, g};``"""
+    """``window W strict = {f, g};``; ``window L line = {d, f : 120};`` (one 128-byte
+    aligned line: ``offsets`` are the members' byte offsets in it)."""
 
     name: str
     strict: bool
     members: tuple[str, ...]
     pos: Pos = _pos()
+    line: bool = False
+    offsets: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1069,7 +1069,7 @@ class _Builder:
             _fail(f"unknown NVSHMEM call {cell.mnemonic!r} ({known})", cell.pos)
         usage = f"shmem.{op} {shape}".strip()
         ops = cell.operands
-        if op in ("fence", "quiet", "barrier_all"):
+        if op in ("fence", "quiet", "barrier_all", "sync_all"):
             _arity(cell, 0, 0, usage)
             return ShmemCall(op, pos=cell.pos)
         if op in ("put", "put_nbi"):
@@ -1121,6 +1121,7 @@ _SHMEM_SHAPES = {
     "fence": "",
     "quiet": "",
     "barrier_all": "",
+    "sync_all": "",
     "wait_until": "S, >=, value",
     "signal_wait_until": "S, >=, value",
 }

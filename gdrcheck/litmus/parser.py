@@ -521,12 +521,7 @@ class _Parser:
         if tree.data in ("multicast_all", "multicast_list"):
             return self.multicast_decl(tree)
         if tree.data == "window_decl":
-            name, strict = cast(Token, kids[0]), kids[1]
-            if strict is not None and str(strict) != "strict":
-                _fail(f"unknown window flag {str(strict)!r} (expected 'strict')",
-                      token_pos(cast(Token, strict)))
-            members = tuple(str(m) for m in kids[2:] if m is not None)
-            return WindowDecl(str(name), strict is not None, members, pos)
+            return _window_decl(kids, pos)
         assert tree.data == "colon_init"
         lhs, rhs, count, value = cast(Token, kids[0]), cast(Token, kids[1]), kids[2], kids[3]
         kind = str(rhs)
@@ -772,3 +767,41 @@ def _terms(roots: Sequence[Term | Prop]) -> list[Term]:
         elif isinstance(node, (RegTerm, LocTerm, ConstTerm)):
             out.append(node)
     return out
+
+
+def _window_decl(kids: Sequence[object], pos: Pos) -> WindowDecl:
+    """``window W {strict} {line} = {f, g : 120}`` (docs/litmus-format.md §8, "128-byte
+    lines"): a line window's members are 8-byte words of one 128-byte aligned line at the
+    byte offsets given (by default 8 past the previous member, the first at 0)."""
+    name = cast(Token, kids[0])
+    flags = [k for k in kids[1:] if isinstance(k, Token)]
+    members = [k for k in kids[1:] if isinstance(k, Tree)]
+    seen: set[str] = set()
+    for f in flags:
+        if str(f) not in ("strict", "line"):
+            _fail(f"unknown window flag {str(f)!r} (expected 'strict' or 'line')", token_pos(f))
+        if str(f) in seen:
+            _fail(f"window flag {str(f)!r} given twice", token_pos(f))
+        seen.add(str(f))
+    line = "line" in seen
+    names: list[str] = []
+    offsets: list[int] = []
+    for m in members:
+        mname, moff = cast(Token, m.children[0]), m.children[1]
+        names.append(str(mname))
+        if moff is None:
+            offsets.append(offsets[-1] + 8 if offsets else 0)
+            continue
+        if not line:
+            _fail(f"a byte offset ({mname} : {moff}) is given only in a 'line' window",
+                  token_pos(cast(Token, moff)))
+        off = int(str(moff))
+        if off % 8 or off >= 128 or (offsets and off <= offsets[-1]):
+            _fail(f"the offset of {mname} must be a multiple of 8 below 128, above the previous "
+                  f"member's", token_pos(cast(Token, moff)))
+        offsets.append(off)
+    if line and offsets and offsets[-1] >= 128:
+        _fail(f"window {name}: {len(names)} 8-byte words do not fit in one 128-byte line",
+              token_pos(name))
+    return WindowDecl(str(name), "strict" in seen, tuple(names), pos, line=line,
+                      offsets=tuple(offsets) if line else ())

@@ -139,7 +139,10 @@ def init_item(item: InitItem, x86: bool = False) -> str:
         return f"multicast {item.name} = {{{', '.join(str(c) for c in item.copies)}}}"
     assert isinstance(item, WindowDecl)
     strict = " strict" if item.strict else ""
-    return f"window {item.name}{strict} = {{{', '.join(item.members)}}}"
+    if not item.line:
+        return f"window {item.name}{strict} = {{{', '.join(item.members)}}}"
+    words = ", ".join(f"{m} : {o}" for m, o in zip(item.members, item.offsets, strict=True))
+    return f"window {item.name}{strict} line = {{{words}}}"
 
 
 def reg_prefix(thread: int, x86: bool) -> str:

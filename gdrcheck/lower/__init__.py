@@ -275,6 +275,7 @@ def _world(test: A.Test) -> World:
     hosts: set[str] = set()
     strict: set[str] = set()
     windows: dict[str, tuple[str, ...]] = {}
+    lines: dict[str, tuple[int, ...]] = {}
     for item in test.init:
         if isinstance(item, A.InitLoc):
             if item.loc.rank is None:
@@ -290,6 +291,8 @@ def _world(test: A.Test) -> World:
             hosts.add(item.name)
         elif isinstance(item, A.WindowDecl):
             windows[item.name] = item.members
+            if item.line:
+                lines[item.name] = item.offsets
             if item.strict:
                 strict.update(item.members)
         elif isinstance(item, A.MulticastDecl):
@@ -301,7 +304,8 @@ def _world(test: A.Test) -> World:
         only_on.pop(name, None)
     contexts.sort(key=lambda c: (len(c), c))
     return World(sorted(ranks), node_of, contexts, frozenset(signals), frozenset(counters),
-                 frozenset(hosts), frozenset(strict), only_on, windows, test.path, test.source)
+                 frozenset(hosts), frozenset(strict), only_on, windows, test.path, test.source,
+                 lines=lines)
 
 
 def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None,

@@ -73,6 +73,8 @@ class World:
     barrier_gen: dict[tuple[int, str], int] = field(default_factory=dict)
     # (thread, request name) -> (operation id, context, instruction) of gin.flush_async
     requests: dict[tuple[int, str], tuple[int, str, int]] = field(default_factory=dict)
+    # line window -> its members' byte offsets in one 128-byte aligned line
+    lines: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     def new_op(self) -> int:
         self.next_op += 1
@@ -203,6 +205,15 @@ def _words(world: World, ref: A.LocRef) -> list[A.LocRef]:
     return [A.LocRef(m, ref.rank, ref.pos) for m in members]
 
 
+def _line_order(st: PathState, placed: list[tuple[int, int]]) -> None:
+    """``line-order``: the words one RDMA WRITE puts into a 128-byte line window, lower
+    address first (a static relation; the models decide whether placement follows it:
+    ib-rc.cat, variants ll128-x86-pcie and gh200-c2c)."""
+    pairs = st.builder.relations.setdefault("line-order", set())
+    for off_a, a in placed:
+        pairs.update((a, b) for off_b, b in placed if off_a < off_b)
+
+
 def _local(ref: A.LocRef, rank: int | None, what: str) -> None:
     """A get's destination and a put's source are in the issuer's own memory."""
     if ref.rank is not None and rank is not None and ref.rank != rank:
@@ -234,6 +245,8 @@ def _put(st: PathState, world: World, ins: A.GinPut, label: str) -> None:
             raise UnsupportedError(
                 f"the source has {len(srcs)} word(s) and the destination {len(dsts)}",
                 pos=ins.pos)
+    offsets = world.lines.get(ins.dst.name)
+    placed: list[tuple[int, int]] = []  # (byte offset, write event) of a line window's words
     for i, dref in enumerate(dsts):
         dst = world.loc(dref, rank)
         if srcs is not None:
@@ -242,8 +255,12 @@ def _put(st: PathState, world: World, ins: A.GinPut, label: str) -> None:
         else:
             assert isinstance(ins.src, A.Const)
             v = ins.src.value
-        o.nic("W", dst, {"NW", "RSP", _registration(world, dst, "GIN")} | _into_signal(world, dst),
-              f"write {dst}", value=v)
+        line = set() if offsets is None else {"LINE", "HALF0" if offsets[i] < 64 else "HALF1"}
+        o.nic("W", dst, {"NW", "RSP", _registration(world, dst, "GIN")} | _into_signal(world, dst)
+              | line, f"write {dst}", value=v)
+        if offsets is not None:
+            placed.append((offsets[i], st.builder.events[-1].eid))
+    _line_order(st, placed)
     if ins.signal is not None:
         _signal(o, ins.signal)
     o.local_completion()
@@ -393,6 +410,13 @@ def _shmem(st: PathState, world: World, ins: A.ShmemCall, label: str) -> Iterato
     if op == "barrier_all":
         st.emit("F", None, {"SHMEM", "QUIET"}, f"{label} (quiet)", pos=ins.pos, rank=rank,
                 ctx=SHMEM_CTX)
+        yield from _barrier(st, world, "SHMEM", [SHMEM_CTX], "put", label, ins.pos)
+        return
+    if op == "sync_all":
+        # nvshmem_sync_all: the barrier alone, without the quiet of barrier_all
+        # (OpenSHMEM 1.5 shmem_sync: it "does not return until all other PEs ... have
+        # called" it, and unlike shmem_barrier_all it does not complete earlier
+        # operations). Lowered as barrier_all's signals and waits.
         yield from _barrier(st, world, "SHMEM", [SHMEM_CTX], "put", label, ins.pos)
         return
     if op in ("wait_until", "signal_wait_until"):

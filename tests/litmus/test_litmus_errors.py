@@ -197,7 +197,7 @@ CASES = [
     (table(" P0 ;\n ld.weak r0, x ;\n", init="S : signal; S : counter;"), "2:15",
      "'S' is declared twice in the init block"),
     (table(" P0 ;\n ld.weak r0, x ;\n", init="window W loose = {f};"), "2:12",
-     "unknown window flag 'loose' (expected 'strict')"),
+     "unknown window flag 'loose' (expected 'strict' or 'line')"),
     (table(" P0 ;\n ld.weak r0, x ;\n", init="P0:r0;"), "2:6",
      "expected '=' and an initial value for register 0:r0"),
     ("PTX T\n{ x=0;\n P0 ;\n ld.weak r0, x ;\nexists (x = 0)\n", "2:1",

@@ -328,3 +328,54 @@ def test_a_tma_copy_reaches_only_its_own_node() -> None:
 def test_virtual_aliases_stay_in_ptx_tests() -> None:
     with pytest.raises(UnsupportedError, match="virtual aliases"):
         prog("x = 0; y @ generic aliases x;", ["ld.weak r0, y | "], "exists (0:r0 = 0)")
+
+
+# ---- issue 28: 128-byte line windows and nvshmem_sync_all
+
+def test_line_window_put_tags_halves_and_orders_words_by_address() -> None:
+    p = prog("d = 0; e = 0; f = 0; a@0 = 1; b@0 = 1; c@0 = 1; "
+             "window L line = {d, e : 64, f : 120}; window V line = {a, b : 64, c : 120};",
+             ["gin.put c0, L@1, V | ld.acquire.sys r0, f"])
+    writes = {e.loc: e for e in by_tag(p, "W", "NW", "RSP", "LINE")}
+    assert set(writes) == {"d@1", "e@1", "f@1"}
+    assert "HALF0" in writes["d@1"].tags and "HALF1" in writes["e@1"].tags
+    assert "HALF1" in writes["f@1"].tags
+    order = pairs(env_of(p), "line-order")
+    d, e, f = writes["d@1"].eid, writes["e@1"].eid, writes["f@1"].eid
+    assert order == {(d, e), (d, f), (e, f)}
+
+
+def test_plain_window_put_has_no_line_order() -> None:
+    p = prog("d = 0; f = 0; a@0 = 1; b@0 = 1; window L = {d, f}; window V = {a, b};",
+             ["gin.put c0, L@1, V | ld.acquire.sys r0, f"])
+    assert not by_tag(p, "LINE")
+    assert pairs(env_of(p), "line-order") == set()
+
+
+def test_line_window_round_trips_through_the_printer() -> None:
+    from gdrcheck.litmus.printer import print_litmus
+
+    text = ("GIN T\n{ d = 0; f = 0; window L strict line = {d, f : 120}; }\n" + HEAD
+            + " ld.relaxed.sys r0, d | ld.relaxed.sys r0, f ;\nexists (1:r0 = 0)\n")
+    t = parse_litmus(text, "t.litmus")
+    again = parse_litmus(print_litmus(t), "t.litmus")
+    decl = [i for i in again.init if type(i).__name__ == "WindowDecl"][0]
+    assert decl.line and decl.strict and decl.offsets == (0, 120)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("decl", "msg"), [
+    ("window L = {d, f : 8};", "only in a 'line' window"),
+    ("window L line = {d : 8, f : 8};", "multiple of 8 below 128"),
+    ("window L line = {d : 4};", "multiple of 8 below 128"),
+    ("window L line line = {d};", "given twice"),
+])
+def test_line_window_errors(decl: str, msg: str) -> None:
+    with pytest.raises(LitmusError, match=msg):
+        prog(f"d = 0; f = 0; {decl}", ["ld.relaxed.sys r0, d | ld.relaxed.sys r0, f"])
+
+
+def test_sync_all_is_barrier_all_without_the_quiet() -> None:
+    sync = prog("x = 0;", ["shmem.sync_all | shmem.sync_all"], "exists (x@1 = 0)")
+    barrier = prog("x = 0;", ["shmem.barrier_all | shmem.barrier_all"], "exists (x@1 = 0)")
+    assert not by_tag(sync, "QUIET") and len(by_tag(barrier, "QUIET")) == 2
+    assert len(by_tag(sync, "BARSIG", "W")) == len(by_tag(barrier, "BARSIG", "W")) == 4
