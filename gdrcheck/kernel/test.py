@@ -56,7 +56,9 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
     for base in sorted(ex.indices):
         for k in sorted(ex.indices[base]):
             name = ex.location_name(base, k)
-            if any((base, r, k) in ex.init_values for r in range(cfg.ranks)):
+            if base in ex.shared:
+                init.append(f"{name} : shared = 0;")
+            elif any((base, r, k) in ex.init_values for r in range(cfg.ranks)):
                 init.extend(f"{name}@{r} = {ex.init_values.get((base, r, k), 0)};"
                             for r in range(cfg.ranks))
             else:
