@@ -37,6 +37,10 @@ from gdrcheck.kernel.values import (
     negate,
 )
 
+MULTICAST = "ncclMc_"
+"""The prefix of a multicast object's base: ``ncclMc_w`` is the LSA team's multicast address
+of buffer ``w`` (``multicast ncclMc_w = w;``, docs/litmus-format.md §11)."""
+
 MAX_STEPS = 200_000
 """IR instructions one thread may interpret (a loop bounded by nothing concrete)."""
 
@@ -215,6 +219,10 @@ class ThreadExtractor:
                                 f"{elem} bytes (mixed-size accesses are not supported)")
         index = p.offset // elem
         self.ex.indices.setdefault(p.base, set()).add(index)
+        if p.base.startswith(MULTICAST):  # the copies it is bound to exist too
+            under = p.base[len(MULTICAST):]
+            self.ex.elem_size(under, elem, pos)
+            self.ex.indices.setdefault(under, set()).add(index)
         return f"{{L:{p.base}:{p.rank if rank is None else rank}:{index}}}"
 
     # ---- values

@@ -108,3 +108,66 @@ __global__ void k(int *z, int *out) {
     with pytest.raises(KernelError, match=r"same.cu:4:\d+: the __shared__ variable z has "
                        r"the name of another variable or parameter"):
         load_kernel(same, make_run("k", 1))
+
+
+MM = """\
+#include <nccl_device.h>
+#include <assert.h>
+__global__ void k(ncclWindow_t win, struct ncclDevComm devComm) {
+  ncclCoopCta coop = ncclCoopCta();
+  ncclLsaBarrierSession<ncclCoopCta> bar {
+    coop, devComm, ncclTeamTagLsa(), blockIdx.x, /*multimem=*/true };
+  unsigned *mine = (unsigned *)ncclGetLocalPointer(win, 0);
+  if (threadIdx.x == 0) mine[0] = devComm.rank + 1;
+  bar.sync(coop, cuda::memory_order_ORDER);
+  if (devComm.rank == 0 && threadIdx.x == 0) {
+    unsigned *mc = (unsigned *)ncclGetLsaMultimemPointer(win, 0, devComm);
+    unsigned sum;
+    asm volatile("multimem.ld_reduce.relaxed.sys.global.add.u32 %0, [%1];"
+                 : "=r"(sum) : "l"(mc) : "memory");
+    assert(sum == 3);
+  }
+}
+"""
+
+
+def test_a_multimem_lsa_barrier_is_nccls_multimem_red_and_poll(tmp_path: Path) -> None:
+    # NVIDIA/nccl@5067397c src/include/nccl_device/impl/lsa_barrier__funcs.h:56-67 (arrive:
+    # coop.sync, then thread 0's multimem.red.release.sys.add.u32 on mcInbox(true)) and
+    # :96-116 (wait: thread 0 polls its own mcInbox with acquireOrderOf(order) until
+    # epoch + nRanks, then coop.sync)
+    src = _write(tmp_path, MM.replace("ORDER", "acq_rel"))
+    kt = load_kernel(src, make_run("k", 2, block=2, nodes="0,0"))
+    assert "multicast ncclMc_ncclLsaMcInbox = ncclLsaMcInbox;" in kt.text
+    assert "multicast ncclMc_win = win;" in kt.text
+    rows = [[ln.text for ln in th if not ln.text.endswith(":")] for th in kt.rows]
+    assert rows[0][:6] == ["st.weak win, 1", "bar.sync 0",
+                           "multimem.red.release.sys.add ncclMc_ncclLsaMcInbox, 1",
+                           "ld.acquire.sys r0, ncclLsaMcInbox", "bge r0, 2, L02", "goto L01"]
+    assert rows[0][6:8] == ["bar.sync 0", "multimem.ld_reduce.relaxed.sys.global.add.u32 r1, "
+                            "ncclMc_win"]
+    assert rows[1] == ["bar.sync 0", "bar.sync 0"]  # thread 1: the two coop.syncs only
+    assert rows[2][2] == "multimem.red.release.sys.add ncclMc_ncclLsaMcInbox, 1"
+
+
+@pytest.mark.parametrize(("order", "verdict"), [
+    # litmus/multimem/04-ld-reduce+barrier.litmus (lsa: Forbidden; its Source: the release
+    # red and acquire poll above, PTX ISA 9.0 §9.7.9.14 and §8.8): each rank's store is
+    # before its release red, rank 0's ld_reduce after its acquire poll saw both: sum 3
+    ("acq_rel", "Forbidden"),
+    # releaseOrderOf(relaxed) is relaxed (utility.h:350): multimem.red.relaxed, a relaxed
+    # poll: no release pattern (PTX ISA §8.8), the peer's store may be missed
+    ("relaxed", "Allowed"),
+])
+def test_a_multimem_lsa_barrier_orders_the_stores_before_the_reduction(
+        tmp_path: Path, order: str, verdict: str) -> None:
+    src = _write(tmp_path, MM.replace("ORDER", order))
+    out = gdrcheck.check_kernel(src, "k", 2, "lsa", block=2, nodes=[0, 0], unroll=1)
+    assert out.verdict == verdict
+
+
+def test_multimem_across_nodes_is_refused(tmp_path: Path) -> None:
+    src = _write(tmp_path, MM.replace("ORDER", "acq_rel"))
+    with pytest.raises(KernelError, match=r"k.cu:9:\d+: sync: a multimem LSA barrier with "
+                       r"ranks on several nodes"):
+        load_kernel(src, make_run("k", 2, block=2))
