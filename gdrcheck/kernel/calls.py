@@ -8,7 +8,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from gdrcheck.kernel.extract import AssertSite, Extractor, Frame, HostFailure, ThreadExtractor
+from gdrcheck.kernel.extract import (
+    MULTICAST,
+    AssertSite,
+    Extractor,
+    Frame,
+    HostFailure,
+    ThreadExtractor,
+)
 from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
 from gdrcheck.kernel.nccl import LsaTeam, lsa_team
 from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
@@ -55,7 +62,9 @@ class Calls:
             "__gdrcheck_lsa_peer_pointer": _lsa_peer_pointer,
             "__gdrcheck_lsa_barrier_arrive": _lsa_barrier_arrive,
             "__gdrcheck_lsa_barrier_wait": _lsa_barrier_wait,
-            "__gdrcheck_lsa_barrier_multimem": _lsa_barrier_multimem,
+            "__gdrcheck_lsa_barrier_mm_arrive": _lsa_barrier_mm_arrive,
+            "__gdrcheck_lsa_barrier_mm_wait": _lsa_barrier_mm_wait,
+            "__gdrcheck_lsa_multimem_pointer": _lsa_multimem_pointer,
             "__gdrcheck_gin_put": _gin_put,
             "__gdrcheck_gin_put_value": _gin_put_value,
             "__gdrcheck_gin_signal": _gin_signal,
@@ -443,10 +452,88 @@ def _barrier_args(th: ThreadExtractor, ins: Instr,
     return index, epoch, order, team, peers
 
 
-def _lsa_barrier_multimem(th: ThreadExtractor, fr: Frame, ins: Instr,
-                          args: list[Value]) -> Value | None:
-    raise th.ex.error(ins.pos, "an LSA barrier session with multimem=true (multimem.red "
-                      "arrivals, lsa_barrier__funcs.h:57-67) is not supported yet")
+LSA_MC_INBOX = "ncclLsaMcInbox"
+"""The multimem LSA barriers' inboxes: element ``index`` of rank k is barrier ``index``'s
+word ``mcInbox`` (lsa_barrier__types.h:30-39: ``state + 2 * nBarriers + index``), which the
+multicast object ``ncclMc_ncclLsaMcInbox`` reaches on every rank."""
+
+
+def _whole_team(th: ThreadExtractor, ins: Instr, what: str) -> LsaTeam:
+    """The LSA team, which must hold every rank: one multicast object (calls.py) is bound to
+    the copies of all the test's ranks."""
+    team = _team(th, ins)
+    if team.size != th.ex.config.ranks:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: {what} with ranks on several nodes "
+                          "(--nodes): a multicast object per LSA team is not modelled yet")
+    return team
+
+
+def _lsa_multimem_pointer(th: ThreadExtractor, fr: Frame, ins: Instr,
+                          args: list[Value]) -> Value:
+    """impl/core__funcs.h:144-154: the window's address in the LSA team's multicast object;
+    multimem.st/.red/.ld_reduce through it reach every rank's copy (litmus-format.md §11)."""
+    w = _window(th, args[0], ins)
+    _whole_team(th, ins, "a multimem pointer")
+    return Ptr(MULTICAST + w.base, w.rank, _int(th, args[1], ins, "the offset"))
+
+
+def _mm_barrier_args(th: ThreadExtractor, ins: Instr, args: list[Value],
+                     names: tuple[str, ...]) -> tuple[list[int], str, LsaTeam]:
+    values = [_int(th, a, ins, what) if what else 0 for a, what in zip(args, names,
+                                                                       strict=True)]
+    order = _order(th, args[names.index("")], ins)
+    team = _whole_team(th, ins, "a multimem LSA barrier")
+    trank, tsize = values[-3], values[-2]
+    if (trank, tsize) != (team.rank, team.size):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: an LSA barrier over a team other than the "
+                          f"LSA team (rank {trank} of {tsize}) is not supported")
+    return values, order, team
+
+
+def _lsa_barrier_mm_arrive(th: ThreadExtractor, fr: Frame, ins: Instr,
+                           args: list[Value]) -> Value | None:
+    """lsa_barrier__funcs.h:57-67: thread 0 of the Coop adds 1 to the barrier's inbox word
+    of every rank with multimem.red.release.sys.add.u32 (relaxed when releaseOrderOf(order)
+    is, utility.h:350); no fence: the release is the red's own."""
+    (index, _, trank, tsize, crank), order, _ = _mm_barrier_args(
+        th, ins, args, ("the barrier index", "", "the team rank", "the team size",
+                        "the thread rank"))
+    release = {"acquire": "relaxed", "acq_rel": "release", "consume": "relaxed",
+               "seq_cst": "release"}.get(order, order)
+    if crank == 0:
+        mc = th.loc(Ptr(MULTICAST + LSA_MC_INBOX, th.code.rank, 4 * index), 4, ins.pos)
+        th.emit(f"multimem.red.{release}.sys.add {mc}, 1", ins.pos,
+                f"ncclLsaBarrierSession::arrive ({order}, multimem)")
+    return None
+
+
+def _lsa_barrier_mm_wait(th: ThreadExtractor, fr: Frame, ins: Instr,
+                         args: list[Value]) -> Value:
+    """lsa_barrier__funcs.h:96-116: thread 0 loads its own copy of the inbox word
+    (acquireOrderOf(order), utility.h:345; cuda::atomic_ref's system scope) until it reaches
+    epoch + nRanks (a blocking wait) and advances its epoch by nRanks; the other threads'
+    epoch stays."""
+    (index, epoch, _, trank, tsize, crank), order, team = _mm_barrier_args(
+        th, ins, args, ("the barrier index", "the epoch", "", "the team rank",
+                        "the team size", "the thread rank"))
+    if crank != 0:
+        return epoch
+    acquire = {"release": "relaxed", "acq_rel": "acquire",
+               "consume": "acquire"}.get(order, order)
+    what = f"ncclLsaBarrierSession::wait ({order}, multimem)"
+    slot = th.loc(Ptr(LSA_MC_INBOX, th.code.rank, 4 * index), 4, ins.pos)
+    got = th.fresh_reg("lsa")
+    head, done = th.label(), th.label()
+    target = epoch + team.size
+    th.emit(f"{head}:", ins.pos)
+    if acquire == "seq_cst":  # the ASPLOS'19 mapping (include/cuda/atomic)
+        th.emit("fence.sc.sys", ins.pos, what)
+    th.emit(f"ld.{'relaxed' if acquire == 'relaxed' else 'acquire'}.sys {got}, {slot}",
+            ins.pos, what)
+    th.emit(f"bge {got}, {target}, {done}", ins.pos, what)
+    th.emit(f"goto {head}", ins.pos, what)
+    th.emit(f"{done}:", ins.pos)
+    return target & 0xFFFFFFFF
 
 
 def _inbox(th: ThreadExtractor, owner: int, index: int, sender: int, ins: Instr) -> str:

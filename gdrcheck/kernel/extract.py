@@ -20,7 +20,7 @@ from typing import Protocol
 
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel import ir
-from gdrcheck.kernel.ir import BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SrcPos
+from gdrcheck.kernel.ir import BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SharedRef, SrcPos
 from gdrcheck.kernel.nccl import DEV_COMM_TYPE, dev_comm_field, lsa_team
 from gdrcheck.kernel.values import (
     BoolOp,
@@ -36,6 +36,10 @@ from gdrcheck.kernel.values import (
     is_cond,
     negate,
 )
+
+MULTICAST = "ncclMc_"
+"""The prefix of a multicast object's base: ``ncclMc_w`` is the LSA team's multicast address
+of buffer ``w`` (``multicast ncclMc_w = w;``, docs/litmus-format.md §11)."""
 
 MAX_STEPS = 200_000
 """IR instructions one thread may interpret (a loop bounded by nothing concrete)."""
@@ -122,6 +126,7 @@ class Extraction:
     init_values: dict[tuple[str, int, int], int] = field(default_factory=dict)
     host_failures: list[HostFailure] = field(default_factory=list)
     signals: set[str] = field(default_factory=set)  # NCCL GIN signals (``S : signal``)
+    shared: set[str] = field(default_factory=set)  # __shared__ variables (``s : shared``)
 
     def location_name(self, base: str, index: int) -> str:
         if self.indices.get(base, {0}) <= {0}:
@@ -171,6 +176,7 @@ class ThreadExtractor:
         self.steps = 0
         self.loop_headers: dict[str, dict[str, frozenset[str]]] = {}
         self.end = "LEND"  # the label the top frame's ret jumps to
+        self.stream_host: str | None = None  # the host function run in stream order, if any
 
     # ---- registers, labels, lines
 
@@ -213,6 +219,10 @@ class ThreadExtractor:
                                 f"{elem} bytes (mixed-size accesses are not supported)")
         index = p.offset // elem
         self.ex.indices.setdefault(p.base, set()).add(index)
+        if p.base.startswith(MULTICAST):  # the copies it is bound to exist too
+            under = p.base[len(MULTICAST):]
+            self.ex.elem_size(under, elem, pos)
+            self.ex.indices.setdefault(under, set()).add(index)
         return f"{{L:{p.base}:{p.rank if rank is None else rank}:{index}}}"
 
     # ---- values
@@ -227,9 +237,37 @@ class ThreadExtractor:
             return fr.env[op.name]
         if isinstance(op, ir.Undef):
             raise self.ex.error(ins.pos, "an undefined value (undef or poison) is used")
+        if isinstance(op, SharedRef):
+            return self.shared(op.name, op.offset, ins)
         if isinstance(op, GlobalRef):
+            if op.name in self.ex.module.shared:
+                return self.shared(op.name, 0, ins)
             return Opaque(f"the address of the global {op.name}")
         raise self.ex.error(ins.pos, f"unsupported operand {op}")
+
+    def shared(self, global_name: str, offset: int, ins: Instr) -> Ptr:
+        """A pointer into this thread's CTA's copy of a ``__shared__`` variable: the litmus
+        location ``s : shared`` (litmus-format.md §3: each CTA of each rank has its own)."""
+        var = self.ex.module.shared.get(global_name)
+        if var is None:
+            raise self.ex.error(ins.pos, f"a constant address into {global_name}, which is not "
+                                "a __shared__ variable")
+        host = self.stream_host or (self.host_name() if self.host is not None else None)
+        if host is not None:
+            raise self.ex.error(ins.pos, f"the host function {host} uses the __shared__ "
+                                f"variable {var.name} (shared memory is the kernel's: the host "
+                                "cannot reach it)")
+        owner = self.ex.shared_names.setdefault(var.name, global_name)
+        if owner != global_name or var.name in {p.name for p in self.ex.kernel.params}:
+            raise self.ex.error(ins.pos, f"the __shared__ variable {var.name} has the name of "
+                                "another variable or parameter of the kernel (its location "
+                                "would be theirs): rename it")
+        if var.elem_bytes <= 0:
+            raise self.ex.error(ins.pos, f"the __shared__ variable {var.name} is not an integer "
+                                "or an array of integers")
+        self.ex.shared.add(var.name)
+        self.ex.elems.setdefault(var.name, var.elem_bytes)
+        return Ptr(var.name, self.code.rank, offset)
 
     def scalar(self, v: Value, pos: SrcPos | None, what: str) -> Scalar:
         """A value usable as a litmus operand (a constant or a register)."""
@@ -693,6 +731,8 @@ class Extractor:
         self.init_values: dict[tuple[str, int, int], int] = {}
         self.host_failures: list[HostFailure] = []
         self.signals: set[str] = set()
+        self.shared: set[str] = set()
+        self.shared_names: dict[str, str] = {}  # source name -> IR global
         self.calls = calls(self)
         self.kernel = module.kernel(config.kernel)
         self.comms = {p.name for p in self.kernel.params if p.byval == DEV_COMM_TYPE}
@@ -735,20 +775,25 @@ class Extractor:
                     # complete before the kernel starts, the kernel before the host's
                     # cudaStreamSynchronize returns; each boundary is a fence.sc.sys
                     if stream and cfg.init:
+                        th.stream_host = cfg.init
                         th.run(self.host_function(cfg.init, "init"), self.host_env(cfg.init,
                                                                                   rank), "LINIT")
+                        th.stream_host = None
                         th.emit("fence.sc.sys", None, "stream order: host code, then kernel")
                     th.run(self.kernel, dict(env), "LEND" if not (stream and cfg.check)
                            else "LKERNEL")
                     if stream and cfg.check:
                         th.emit("fence.sc.sys", None, "stream order: kernel, then host code")
+                        th.stream_host = cfg.check
                         th.run(self.host_function(cfg.check, "check"),
                                self.host_env(cfg.check, rank))
+                        th.stream_host = None
                     threads.append(code)
         for code in threads:
             code.lines = _drop_unused_labels(code.lines)
         return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
-                          self.asserts, self.init_values, self.host_failures, self.signals)
+                          self.asserts, self.init_values, self.host_failures, self.signals,
+                          set(self.shared))
 
     def host_env(self, name: str, rank: int) -> dict[str, Value]:
         fn = self.module.kernel(name)

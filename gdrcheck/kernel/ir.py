@@ -50,6 +50,15 @@ class GlobalRef:
 
 
 @dataclass(frozen=True)
+class SharedRef:
+    """``offset`` bytes into the ``__shared__`` variable ``name`` (an ``addrspace(3)`` global,
+    seen through clang's constant ``addrspacecast`` and constant ``getelementptr``)."""
+
+    name: str
+    offset: int
+
+
+@dataclass(frozen=True)
 class FuncRef:
     name: str
 
@@ -79,7 +88,7 @@ class Unsupported:
     text: str
 
 
-Operand = Const | Ref | GlobalRef | FuncRef | BlockRef | Asm | Undef | Unsupported
+Operand = Const | Ref | GlobalRef | SharedRef | FuncRef | BlockRef | Asm | Undef | Unsupported
 
 
 @dataclass(frozen=True)
@@ -154,10 +163,21 @@ class Function:
     declaration: bool = False
 
 
+@dataclass(frozen=True)
+class Shared:
+    """A ``__shared__`` (or ``extern __shared__``) variable: its source name and the byte
+    size of its elements (an array of integers, or an integer)."""
+
+    name: str
+    elem_bytes: int
+    pos: SrcPos | None = None
+
+
 @dataclass
 class Module:
     functions: dict[str, Function]
     strings: dict[str, str] = field(default_factory=dict)  # global name -> C string
+    shared: dict[str, Shared] = field(default_factory=dict)  # IR global name -> variable
 
     def kernel(self, name: str) -> Function:
         """The defined function whose source or IR name is ``name``."""
@@ -204,6 +224,7 @@ def read_module(text: str, path: str, include_dir: str | Path) -> Module:
     include = str(Path(include_dir).resolve())
     strings = {m.group(1): _c_string(m.group(2))
                for m in re.finditer(r'^@([\w.$]+) = .*?c"((?:[^"\\]|\\.)*)"', text, re.M)}
+    shared = _shared_globals(text, meta)
     out: dict[str, Function] = {}
     for fn in mod.functions:
         name = fn.name
@@ -229,7 +250,7 @@ def read_module(text: str, path: str, include_dir: str | Path) -> Module:
         if sub and sub in meta and "file" in meta[sub]:
             fpos = SrcPos(_file(meta, meta[sub]["file"]), int(meta[sub].get("line", "0")), 1)
         out[name] = Function(name, source_name.strip('"'), params, blocks, entry, fpos)
-    return Module(out, strings)
+    return Module(out, strings, shared)
 
 
 def _name_values(llvm: object, mod: object) -> None:
@@ -261,6 +282,10 @@ def _operand(op: object, ins_text: str) -> Operand:
         return BlockRef(op.name)
     if kind == "global_variable":
         return GlobalRef(op.name)
+    if kind == "constant_expr":
+        ref = _shared_expr(str(op).strip())
+        if ref is not None:
+            return ref
     if kind == "constant_pointer_null":
         return Const(0, 64)
     if kind in ("undef_value", "poison_value"):
@@ -282,6 +307,73 @@ def _instr(ins: object, pos: SrcPos | None) -> Instr:
     ops = tuple(_operand(o, text) for o in ins.operands)
     incoming = tuple(b.name for b in ins.incoming_blocks) if ins.opcode == "phi" else ()
     return Instr(ins.opcode, ins.name, str(ins.type), ops, text, pos, incoming)
+
+
+_SHARED_CAST = r"addrspacecast \(ptr addrspace\(3\) @([\w.$]+) to ptr\)"
+_SHARED_GEP_RE = re.compile(r"getelementptr (?:inbounds |nuw |nusw )*\(([^,]+), ptr "
+                            + _SHARED_CAST + r"((?:, i\d+ -?\d+)*)\)")
+
+
+def _shared_expr(text: str) -> SharedRef | None:
+    """A constant expression naming a ``__shared__`` variable: the generic address of an
+    ``addrspace(3)`` global, or a constant ``getelementptr`` into one."""
+    body = text[4:] if text.startswith("ptr ") else text
+    m = re.fullmatch(_SHARED_CAST, body)
+    if m:
+        return SharedRef(m.group(1), 0)
+    m = _SHARED_GEP_RE.fullmatch(body)
+    if m is None:
+        return None
+    sizes = _type_sizes(m.group(1).strip())
+    indices = [int(k) for k in re.findall(r", i\d+ (-?\d+)", m.group(3))]
+    if sizes is None or len(indices) > len(sizes):
+        return None
+    return SharedRef(m.group(2), sum(i * z for i, z in zip(indices, sizes, strict=False)))
+
+
+def _type_sizes(ty: str) -> list[int] | None:
+    """The byte size of each index step of ``ty``: ``i32`` -> [4]; ``[8 x i32]`` -> [32, 4]
+    (``float`` and ``double`` are 4 and 8 bytes)."""
+    if ty in ("float", "double"):
+        return [4 if ty == "float" else 8]
+    m = re.fullmatch(r"i(\d+)", ty)
+    if m:
+        return [int(m.group(1)) // 8] if int(m.group(1)) % 8 == 0 else None
+    m = re.fullmatch(r"\[(\d+) x (.+)\]", ty)
+    if m:
+        inner = _type_sizes(m.group(2))
+        return None if inner is None else [int(m.group(1)) * inner[0], *inner]
+    return None
+
+
+def _shared_globals(text: str, meta: dict[str, dict[str, str]]) -> dict[str, Shared]:
+    """The module's ``addrspace(3)`` globals: ``__shared__`` variables, named as in the
+    source (their ``DIGlobalVariable``; an ``extern __shared__`` array has none and keeps its
+    IR name, which is its source name)."""
+    out: dict[str, Shared] = {}
+    for m in re.finditer(r"^@([\w.$]+) = [^\n]*?addrspace\(3\) (?:externally_initialized )?"
+                         r"global (\[\d+ x [^\]]+\]|i\d+|float|double)([^\n]*)$", text, re.M):
+        sizes = _type_sizes(m.group(2))
+        elem = sizes[-1] if sizes else 0
+        name, pos = _local_name(m.group(1)), None
+        dbg = re.search(r"!dbg (![0-9]+)", m.group(3))
+        var = meta.get(meta.get(dbg.group(1), {}).get("var", ""), {}) if dbg else {}
+        if var.get("name"):
+            name = var["name"].strip('"')
+            if "file" in var and var.get("line", "").isdigit():
+                pos = SrcPos(_file(meta, var["file"]), int(var["line"]), 1)
+        out[m.group(1)] = Shared(name, elem, pos)
+    return out
+
+
+def _local_name(ir_name: str) -> str:
+    """The source name of a function-local static (``_ZZ1kPiE5fixed`` -> ``fixed``); a part
+    of an array that clang's optimiser split into one global per element used
+    (``_ZZ1kPiE2b2.1``) is ``b2_part1``: the parts are numbered in order, not by index."""
+    m = re.fullmatch(r"_ZZ.*E(\d+)(\w+?)(?:\.(\d+))?", ir_name)
+    if m is None or len(m.group(2)) != int(m.group(1)):
+        return ir_name.replace(".", "_")
+    return m.group(2) + (f"_part{m.group(3)}" if m.group(3) else "")
 
 
 def _c_string(s: str) -> str:

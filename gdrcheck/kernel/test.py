@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gdrcheck.errors import InputError, Pos
-from gdrcheck.kernel.extract import _LOC_RE, Extraction, KernelError, Line
+from gdrcheck.kernel.extract import _LOC_RE, MULTICAST, Extraction, KernelError, Line
 from gdrcheck.kernel.ir import SrcPos
 from gdrcheck.kernel.values import BoolOp, Cond, Not, Scalar
 from gdrcheck.litmus import ast as A
@@ -53,15 +53,22 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
         out.append("Liveness=" + ",".join(liveness))
     out.append(f"Source={file}")
     init: list[str] = []
+    multicasts: list[str] = []
     for base in sorted(ex.indices):
         for k in sorted(ex.indices[base]):
             name = ex.location_name(base, k)
-            if any((base, r, k) in ex.init_values for r in range(cfg.ranks)):
+            if base.startswith(MULTICAST):  # bound on every rank: one LSA team (calls.py)
+                under = ex.location_name(base[len(MULTICAST):], k)
+                multicasts.append(f"multicast {name} = {under};")
+            elif base in ex.shared:
+                init.append(f"{name} : shared = 0;")
+            elif any((base, r, k) in ex.init_values for r in range(cfg.ranks)):
                 init.extend(f"{name}@{r} = {ex.init_values.get((base, r, k), 0)};"
                             for r in range(cfg.ranks))
             else:
                 init.append(f"{name} = 0;")
     init.extend(f"{sig} : signal;" for sig in sorted(ex.signals))
+    init.extend(multicasts)
     out.append("{ " + " ".join(init) + " }")
     heads = [f"P{th.index}@cta {th.cta},gpu {th.rank},node {cfg.node_of(th.rank)}"
              for th in ex.threads]

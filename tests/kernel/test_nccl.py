@@ -196,18 +196,3 @@ def test_stream_host_order_needs_one_thread_per_rank() -> None:
                                    args=("sendoffset=0", "recvoffset=0", "count=2"),
                                    init="host_init", check="host_check",
                                    host_order="stream"))
-
-
-def test_a_multimem_lsa_barrier_is_refused_at_its_line(tmp_path: Path) -> None:
-    # 07_kernel_fusion/02_rmsnorm_multimem's session: multimem=true arrives by multimem.red
-    # (lsa_barrier__funcs.h:57-67), which the headers do not model
-    src = _write(tmp_path, HEAD + """\
-__global__ void k(struct ncclDevComm devComm) {
-  ncclLsaBarrierSession<ncclCoopCta> bar {
-    ncclCoopCta(), devComm, ncclTeamTagLsa(), blockIdx.x, /*multimem=*/true };
-  bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
-}
-""")
-    with pytest.raises(KernelError, match="multimem=true") as err:
-        load_kernel(src, make_run("k", 2, nodes="0,0"))
-    assert err.value.pos.line in (4, 5)

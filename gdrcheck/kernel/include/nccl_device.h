@@ -7,8 +7,8 @@
  * loads and stores are PTX accesses of a peer's location, docs/litmus-format.md §8).
  *
  * Cut (clang's error at the user's line when a kernel uses them): the GIN barrier, hybrid
- * barriers, multimem pointers, ncclSymPtr, the LL all-to-all, reduce-copy, VA signals,
- * counters, get, flushAsync/wait, the signal shadows, ncclGin's LocalAction / Coop /
+ * barriers, multimem pointers other than ncclGetLsaMultimemPointer, ncclSymPtr, the LL
+ * all-to-all, reduce-copy, VA signals, counters, get, flushAsync/wait, the signal shadows, ncclGin's LocalAction / Coop /
  * descriptor / release-scope / optFlags arguments, the warp / tile Coop groups, barrier
  * timeouts. */
 #ifndef GDRCHECK_NCCL_DEVICE_H
@@ -71,7 +71,11 @@ __device__ void __gdrcheck_lsa_barrier_arrive(uint32_t index, uint32_t epoch, in
 __device__ uint32_t __gdrcheck_lsa_barrier_wait(uint32_t index, uint32_t epoch, int order,
                                                 int teamRank, int teamSize, int coopRank,
                                                 int coopSize);
-__device__ void __gdrcheck_lsa_barrier_multimem(void);
+__device__ void __gdrcheck_lsa_barrier_mm_arrive(uint32_t index, int order, int teamRank,
+                                                 int teamSize, int coopRank);
+__device__ uint32_t __gdrcheck_lsa_barrier_mm_wait(uint32_t index, uint32_t epoch, int order,
+                                                   int teamRank, int teamSize, int coopRank);
+__device__ void *__gdrcheck_lsa_multimem_pointer(ncclWindow_t w, size_t offset);
 }
 
 /* ---- teams: src/include/nccl_device/impl/core__funcs.h:15-33 (NCCL's own code) -------- */
@@ -109,6 +113,15 @@ __GDRCHECK_API void *ncclGetPeerPointer(ncclWindow_t w, size_t offset, int peer)
     return __gdrcheck_lsa_peer_pointer(w, offset, peer);
 }
 
+/* core.h:274, impl/core__funcs.h:152-154: the LSA team's multicast address of the window
+ * (ncclGetMultimemPointer over comm.lsaMultimem); only multimem.st / .red / .ld_reduce may
+ * use it (docs/litmus-format.md §11) */
+__GDRCHECK_API void *ncclGetLsaMultimemPointer(ncclWindow_t w, size_t offset,
+                                               ncclDevComm const &comm) {
+    (void)comm;
+    return __gdrcheck_lsa_multimem_pointer(w, offset);
+}
+
 /* ---- Coop groups: src/include/nccl_device/coop.h:156-169 (ncclCoopCta only) ------------ */
 struct ncclCoopCta {
     __device__ __forceinline__ int thread_rank() const { return threadIdx.x; }
@@ -127,41 +140,51 @@ struct ncclCoopCta {
  * NCCL splits them (i = thread_rank; i < nRanks-1; i += size). The extractor emits those
  * fences, stores and spin loops (calls.py, _lsa_barrier_*). A session's epoch starts at 0:
  * one kernel launch is checked, so the state of earlier launches (lsa_barrier__funcs.h:25-26)
- * is the zero state. */
+ * is the zero state. With multimem=true (lsa_barrier__funcs.h:57-67 and :96-116), after the
+ * same coop.sync() thread 0 of the Coop adds 1 to the barrier's inbox word on every rank of
+ * the team with one multimem.red.{release,relaxed}.sys.add.u32 (releaseOrderOf(order)), and
+ * waits with loads of its own copy (acquireOrderOf(order)) until epoch + nRanks; its epoch
+ * advances by nRanks, the other threads' stays (calls.py, _lsa_barrier_mm_*). */
 template <typename Coop>
 struct ncclLsaBarrierSession {
     Coop coop;
     ncclTeam team;
     uint32_t index;
     uint32_t epoch;
+    bool multimem;
 
     /* lsa_barrier.h:23-24 */
     __device__ __forceinline__ ncclLsaBarrierSession(Coop c, ncclDevComm const &comm,
                                                      ncclTeam tm, ncclLsaBarrierHandle,
-                                                     uint32_t idx, bool multimem = false)
-        : coop(c), team(tm), index(idx), epoch(0) {
+                                                     uint32_t idx, bool mm = false)
+        : coop(c), team(tm), index(idx), epoch(0), multimem(mm) {
         (void)comm;
-        if (multimem) __gdrcheck_lsa_barrier_multimem(); /* refused: not modelled */
     }
     /* lsa_barrier.h:26-27 */
     __device__ __forceinline__ ncclLsaBarrierSession(Coop c, ncclDevComm const &comm,
                                                      ncclTeamTagLsa, uint32_t idx,
-                                                     bool multimem = false)
-        : coop(c), team(ncclTeamLsa(comm)), index(idx), epoch(0) {
-        if (multimem) __gdrcheck_lsa_barrier_multimem(); /* refused: not modelled */
-    }
+                                                     bool mm = false)
+        : coop(c), team(ncclTeamLsa(comm)), index(idx), epoch(0), multimem(mm) {}
     ncclLsaBarrierSession(ncclLsaBarrierSession const &) = delete; /* lsa_barrier.h:31 */
 
     /* lsa_barrier.h:33 */
     __device__ __forceinline__ void arrive(Coop, cuda::memory_order order) {
         coop.sync();
-        __gdrcheck_lsa_barrier_arrive(index, epoch, (int)order, team.rank, team.nRanks,
-                                      coop.thread_rank(), coop.size());
+        if (multimem)
+            __gdrcheck_lsa_barrier_mm_arrive(index, (int)order, team.rank, team.nRanks,
+                                             coop.thread_rank());
+        else
+            __gdrcheck_lsa_barrier_arrive(index, epoch, (int)order, team.rank, team.nRanks,
+                                          coop.thread_rank(), coop.size());
     }
     /* lsa_barrier.h:34 */
     __device__ __forceinline__ void wait(Coop, cuda::memory_order order) {
-        epoch = __gdrcheck_lsa_barrier_wait(index, epoch, (int)order, team.rank, team.nRanks,
-                                            coop.thread_rank(), coop.size());
+        if (multimem)
+            epoch = __gdrcheck_lsa_barrier_mm_wait(index, epoch, (int)order, team.rank,
+                                                   team.nRanks, coop.thread_rank());
+        else
+            epoch = __gdrcheck_lsa_barrier_wait(index, epoch, (int)order, team.rank,
+                                                team.nRanks, coop.thread_rank(), coop.size());
         coop.sync();
     }
     /* lsa_barrier.h:35 */
