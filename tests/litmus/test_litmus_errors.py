@@ -53,7 +53,8 @@ CASES = [
      "strong operation 'st.release' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("atom.acquire.add r0, x, 1"), "4:2",
      "strong operation 'atom.acquire.add' needs a scope (.cta, .cluster, .gpu or .sys)"),
-    (ptx("red.add x, 1"), "4:2", "strong operation 'red.add' needs a scope (.cta, .cluster, .gpu or .sys)"),
+    (ptx("red.add x, 1"), "4:2",
+     "strong operation 'red.add' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("fence.sc"), "4:2", "'fence.sc' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("ld.weak.gpu r1, x"), "4:2", "'ld.weak.gpu': a .weak operation takes no scope"),
     (ptx("ld.gpu r1, x"), "4:2", "'ld.gpu': a scope needs a strong semantics (.relaxed, .acquire)"),
@@ -244,7 +245,8 @@ def test_rendering_shows_the_line_and_a_caret() -> None:
     with pytest.raises(LitmusError) as info:
         parse_litmus(ptx("st.weak x, 1", "ld.acquire r0, x"), "mp.litmus")
     assert info.value.render() == (
-        "mp.litmus:4:17: strong operation 'ld.acquire' needs a scope (.cta, .cluster, .gpu or .sys)\n"
+        "mp.litmus:4:17: strong operation 'ld.acquire' needs a scope "
+        "(.cta, .cluster, .gpu or .sys)\n"
         "   st.weak x, 1 | ld.acquire r0, x ;\n"
         "                  ^"
     )
