@@ -1462,7 +1462,7 @@ def _check_clusters(threads: Sequence[Thread]) -> None:
             continue
         gpu, cta = t.placement.gpu or 0, t.placement.cta or 0
         ctas = layout.ctas(gpu, cta)
-        ranks: dict[str, int] = {}
+        ranks = {i.dst: i.rank for i in t.instrs if isinstance(i, PtxMapa)}
         for ins in t.instrs:
             if isinstance(ins, PtxMapa):
                 if ins.rank >= len(ctas):
@@ -1471,7 +1471,6 @@ def _check_clusters(threads: Sequence[Thread]) -> None:
                              "the thread's CTA is in no cluster (rank 0 only; place it with "
                              "'cluster N')")
                     _fail(f"mapa rank {ins.rank} names no CTA of the cluster: {where}", ins.pos)
-                ranks[ins.dst] = ins.rank
             elif isinstance(ins, PtxStoreAsync):
                 own = ctas.index(cta)
                 a, b = ranks.get(ins.loc.name, own), ranks.get(ins.mbar.name, own)
