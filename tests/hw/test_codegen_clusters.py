@@ -37,7 +37,7 @@ def test_a_cluster_test_is_a_cluster_launch() -> None:
     assert 'asm volatile("barrier.cluster.wait.acquire;"' in src
     assert "int affg = group - group % CLUSTER;" in src  # one instance per cluster
     plain = generate(load_litmus(str(ROOT / "litmus" / "ptx" / "MP+weaks.litmus"))).source
-    assert "__cluster_dims__" not in plain and "barrier.cluster" not in plain
+    assert "__cluster_dims__(" not in plain and "barrier.cluster" not in plain
 
 
 def test_scopes_st_async_red_async_and_remote_arrive() -> None:
