@@ -99,8 +99,8 @@ def _shared_test(test: A.Test, edits: Sequence[Edit], inserts: set[int]
 
 def _same_structure(a: Event, b: Event) -> bool:
     """Equal but for the attributes an alternative may change (and the label)."""
-    keep = ("thread", "kind", "loc", "block", "parent", "value", "instr", "cta", "gpu",
-            "node", "barrier_id", "quorum", "op", "rank", "peer", "vloc", "guard")
+    keep = ("thread", "kind", "loc", "block", "parent", "value", "instr", "cta", "cluster",
+            "gpu", "node", "barrier_id", "quorum", "op", "rank", "peer", "vloc", "guard")
     return (all(getattr(a, f) == getattr(b, f) for f in keep)
             and bool(a.agent) == bool(b.agent)
             and not ((a.tags ^ b.tags) & _FIXED_TAGS))

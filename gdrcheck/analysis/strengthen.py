@@ -30,9 +30,10 @@ from dataclasses import dataclass
 
 from gdrcheck.litmus import ast as A
 
-SCOPE_COST: dict[str, int] = {"cta": 0, "gpu": 1, "sys": 2}
-WIDER: dict[str, tuple[A.Scope, ...]] = {"cta": ("gpu", "sys"), "gpu": ("sys",), "sys": ()}
-SCOPES: tuple[A.Scope, ...] = ("cta", "gpu", "sys")
+SCOPE_COST: dict[str, int] = {"cta": 0, "cluster": 0, "gpu": 1, "sys": 2}  # cluster: as cta
+WIDER: dict[str, tuple[A.Scope, ...]] = {"cta": ("gpu", "sys"), "cluster": ("gpu", "sys"),
+                                         "gpu": ("sys",), "sys": ()}
+SCOPES: tuple[A.Scope, ...] = ("cta", "gpu", "sys")  # the scopes fix offers (not .cluster)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def _not_narrower(ins: A.PtxLoad | A.PtxStore) -> tuple[A.Scope, ...]:
     equivalence test found it, litmus/ptx/IRIW+fence.sc.gpu+fence.sc.cta)."""
     if ins.sem == "weak" or ins.scope is None:
         return SCOPES
-    return tuple(x for x in SCOPES if SCOPE_COST[x] >= SCOPE_COST[ins.scope])
+    return tuple(x for x in SCOPES if x == ins.scope or x in WIDER[ins.scope])
 
 
 def _ptx_release_acquire(test: A.Test) -> Iterator[Edit]:

@@ -55,6 +55,8 @@ TAGS = (
     "PFSHARED", "PFGLOBAL", "PFIMPLICIT", "MBAR", "MBARRIVE", "MBWAIT", "MBCTX",
     # mbarrier.init and its fence; griddepcontrol (gdrcheck/lower/ptx.py)
     "MBINIT", "MBINITF", "GDWAIT", "GDLAUNCH",
+    # clusters: the .cluster scope, barrier.cluster, st.async / red.async (lower/ptx.py)
+    "CLUSTER", "CBAR", "CBARRIVE", "CBWAIT", "STASYNC",
     # the read half of an atomic reduction (red, multimem.red): no acquire pattern (§8.8)
     "RED",
     # multimem per-copy events (gdrcheck/lower/multimem.py)
@@ -87,6 +89,12 @@ def _in_scope(scope: str | None, a: Event, b: Event) -> bool:
         return a.gpu == b.gpu
     if scope == "cta":
         return a.gpu == b.gpu and a.cta == b.cta
+    if scope == "cluster":  # PTX ISA §8.5: the threads of the CTAs of one cluster
+        if a.gpu != b.gpu:
+            return False
+        if a.cluster is None or b.cluster is None:  # a CTA launched without a cluster
+            return a.cluster is None and b.cluster is None and a.cta == b.cta
+        return a.cluster == b.cluster
     return False
 
 
@@ -340,7 +348,7 @@ def _same_scope_pairs(prog: Program, ids: list[int], tick: Callable[[], None]
     """sr: pairs whose scopes include each other's thread (Dartagnan's same-scope
     relation). Only events with a scope take part."""
     events = prog.events
-    scoped = [i for i in ids if events[i].scope in ("sys", "gpu", "cta")]
+    scoped = [i for i in ids if events[i].scope in ("sys", "gpu", "cluster", "cta")]
     for a in scoped:
         tick()
         ea = events[a]

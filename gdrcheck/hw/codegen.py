@@ -43,6 +43,21 @@ barrier is one array on the first GPU (``atomicAdd_system``); each GPU writes it
 registers to its own ``out``, which the host adds up. A kernel for one GPU computes its
 addresses as before (``LOC``, from ``locs``).
 
+Thread block clusters (docs/ptx-clusters.md): a test that places CTAs in clusters runs
+with ``__cluster_dims__(C, 1, 1)``, C the largest cluster of the test; the groups are laid
+out cluster by cluster, C to a cluster (a smaller cluster's last ranks idle), so that
+launch block ``b`` (after the stress blocks, rounded up to whole clusters) is rank ``b % C``
+of its hardware cluster and plays the CTA of that rank of its test cluster; the CTAs of one
+cluster play one instance slot together (the random pairing is per cluster). A ``mapa``
+name is a register holding the peer's ``shared::cluster`` address of the slot's word
+(``mapa.shared::cluster.u32``); ``barrier.cluster`` is the hardware barrier of the whole
+cluster (every slot's threads: a stronger synchronisation than the test's, never a weaker
+one). The blocks of a cluster meet at a cluster barrier after their shared words and
+mbarriers are initialised and again before they exit (no CTA leaves while a peer may
+still reach its shared memory). ``st.async`` writes a word as ``.v4.s32`` (16 bytes, one
+transaction as a TMA copy's), ``red.async`` as ``.s32`` (4 bytes): an mbarrier that both
+complete is refused.
+
 Refused: CTA barriers (they would need the whole block),
 surface/texture/constant accesses (they need texture or surface objects), final values
 of shared words. A generic virtual alias ``y @ generic aliases x`` (PTX ISA §8.2.2)
@@ -57,8 +72,9 @@ from dataclasses import dataclass, field
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.instructions import cluster_layout
 
-SCOPES = {"cta": "cta", "gpu": "gpu", "sys": "sys"}
+SCOPES = {"cta": "cta", "cluster": "cluster", "gpu": "gpu", "sys": "sys"}
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
 _OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^"}
 BULK_BYTES = 16  # one litmus word moved by a bulk copy: its smallest size (PTX ISA cp.async.bulk)
@@ -85,6 +101,7 @@ class Kernel:
     group_gpus: list[int] = field(default_factory=list)  # group -> GPU (0 .. gpus - 1)
     owners: list[int] = field(default_factory=list)  # location -> the GPU it lives on
     gpu_ids: list[int] = field(default_factory=list)  # GPU index -> the test's gpu number
+    cluster: int = 1  # __cluster_dims__ of the launch: launch a multiple of this many blocks
 
     @property
     def gpus(self) -> int:
@@ -112,6 +129,11 @@ class _Gen:
         self.shared: list[str] = [i.name for i in test.init if isinstance(i, A.SharedDecl)]
         self.mbars: list[str] = list(self.mbar_count)
         self.bulk = False
+        # mapa names per thread -> the shared word or mbarrier they map (docs/ptx-clusters.md)
+        self.mapped: dict[int, dict[str, str]] = {
+            th.index: {i.dst: i.target.name for i in th.instrs if isinstance(i, A.PtxMapa)}
+            for th in test.threads}
+        self.tx_unit = self._tx_units()
         self.aliases: dict[str, str] = {}  # generic virtual alias -> its target location
         for item in test.init:
             if isinstance(item, A.AliasDecl) and item.proxy == "generic":
@@ -121,6 +143,34 @@ class _Gen:
                     f"gdrcheck hw cannot run {item.proxy} references "
                     f"({item.name} @ {item.proxy} aliases {item.target}): they need "
                     "texture, surface or constant objects", pos=item.pos)
+
+    def _tx_units(self) -> dict[str, int]:
+        """The bytes of one transaction on each mbarrier: a TMA copy or an st.async moves 16,
+        a red.async 4; one mbarrier completed by both is refused."""
+        units: dict[str, set[int]] = {}
+        for th in self.test.threads:
+            for ins in th.instrs:
+                if isinstance(ins, A.PtxBulkLoad):
+                    units.setdefault(ins.mbar.name, set()).add(BULK_BYTES)
+                elif isinstance(ins, A.PtxStoreAsync):
+                    name = self.mapped[th.index].get(ins.mbar.name, ins.mbar.name)
+                    units.setdefault(name, set()).add(BULK_BYTES if ins.op is None else 4)
+        for name, sizes in units.items():
+            if len(sizes) > 1:
+                raise UnsupportedError(
+                    f"gdrcheck hw cannot count the transactions of {name}: it is completed by "
+                    "red.async (4 bytes) and by 16-byte copies")
+        return {name: sizes.pop() for name, sizes in units.items()}
+
+    def is_mapped(self, ref: A.LocRef) -> bool:
+        return ref.name in self.mapped.get(self.thread, {})
+
+    def caddr(self, ref: A.LocRef) -> str:
+        """A shared::cluster address: a mapa name's register, or the own CTA's address
+        (the shared::cta window lies in the shared::cluster window)."""
+        if self.is_mapped(ref):
+            return f"a_{ref.name}"
+        return self.maddr(ref) if ref.name in self.mbar_count else self.saddr(ref)
 
     rank: int | None = None  # GIN (stand-in mode): the rank of the thread being generated
     thread = 0
@@ -179,6 +229,10 @@ class _Gen:
                 raise UnsupportedError(f"gdrcheck hw cannot run {ins.proxy}-proxy loads",
                                        pos=ins.pos)
             op = _sem(ins.sem, ins.scope, "ld")
+            if self.is_mapped(ins.loc):
+                return [f'asm volatile("{op}.shared::cluster.s32 %0, [%1];" : '
+                        f'"=r"(r_{ins.dst.name}) : "r"(a_{ins.loc.name}) : "memory");'
+                        f"  // {_text(ins)}"]
             if self.is_shared(ins.loc):
                 return [f'asm volatile("{op}.shared.s32 %0, [%1];" : "=r"(r_{ins.dst.name})'
                         f' : "r"({self.saddr(ins.loc)}) : "memory");  // {_text(ins)}']
@@ -190,6 +244,9 @@ class _Gen:
                                        pos=ins.pos)
             op = _sem(ins.sem, ins.scope, "st")
             v = f'"r"((int)({self.val(ins.value)}))'
+            if self.is_mapped(ins.loc):
+                return [f'asm volatile("{op}.shared::cluster.s32 [%0], %1;" :: '
+                        f'"r"(a_{ins.loc.name}), {v} : "memory");  // {_text(ins)}']
             if self.is_shared(ins.loc):
                 return [f'asm volatile("{op}.shared.s32 [%0], %1;" :: '
                         f'"r"({self.saddr(ins.loc)}), {v} : "memory");  // {_text(ins)}']
@@ -247,16 +304,38 @@ class _Gen:
                     f'asm volatile("cp.async.bulk.wait_group{read} {ins.groups};" ::: '
                     f'"memory");  // {_text(ins)}']
         if isinstance(ins, A.PtxMbarArrive):
+            target = self.mapped[self.thread].get(ins.mbar.name, ins.mbar.name)
+            tx = (ins.expect_tx or 0) * self.tx_unit.get(target, BULK_BYTES)
+            base = (f"mbarrier.arrive{'.expect_tx' if ins.expect_tx is not None else ''}"
+                    f".{ins.sem}.{ins.scope}")
+            count = f", {tx}" if ins.expect_tx is not None else ""
+            if self.is_mapped(ins.mbar):  # a peer CTA's mbarrier: no state is returned
+                return [f'asm volatile("{base}.shared::cluster.b64 _, [%0]{count};" :: '
+                        f'"r"(a_{ins.mbar.name}) : "memory");  // {_text(ins)}']
             m = self.maddr(ins.mbar)
-            if ins.expect_tx is not None:
-                tx = ins.expect_tx * BULK_BYTES
-                return ["{ unsigned long long st_; "
-                        f'asm volatile("mbarrier.arrive.expect_tx.{ins.sem}.cta.shared::cta.b64 '
-                        f'%0, [%1], {tx};" : "=l"(st_) : "r"({m}) : "memory"); }}'
-                        f"  // {_text(ins)}"]
             return ["{ unsigned long long st_; "
-                    f'asm volatile("mbarrier.arrive.{ins.sem}.cta.shared::cta.b64 %0, [%1];" '
+                    f'asm volatile("{base}.shared::cta.b64 %0, [%1]{count};" '
                     f': "=l"(st_) : "r"({m}) : "memory"); }}  // {_text(ins)}']
+        if isinstance(ins, A.PtxMapa):
+            k = (self.mbars.index(ins.target.name) if ins.target.name in self.mbar_count
+                 else self.shared.index(ins.target.name))
+            src = f"MADDR({k})" if ins.target.name in self.mbar_count else f"SADDR({k})"
+            return [f'asm volatile("mapa.shared::cluster.u32 %0, %1, {ins.rank};" : '
+                    f'"=r"(a_{ins.dst}) : "r"({src}));  // {_text(ins)}']
+        if isinstance(ins, A.PtxClusterBarrier):
+            return [f'asm volatile("barrier.cluster.{ins.action}.{ins.sem};" ::: "memory");'
+                    f"  // {_text(ins)}"]
+        if isinstance(ins, A.PtxStoreAsync):
+            a, mb = self.caddr(ins.loc), self.caddr(ins.mbar)
+            v = f'"r"((int)({self.val(ins.value)}))'
+            if ins.op is None:
+                return ['asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes'
+                        '.v4.s32 [%0], {%1, %2, %2, %2}, [%3];" :: '
+                        f'"r"({a}), {v}, "r"(0), "r"({mb}) : "memory");  // {_text(ins)}']
+            typ = "b32" if ins.op in ("and", "or", "xor") else "s32"
+            return ['asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::'
+                    f'complete_tx::bytes.{ins.op}.{typ} [%0], %1, [%2];" :: '
+                    f'"r"({a}), {v}, "r"({mb}) : "memory");  // {_text(ins)}']
         if isinstance(ins, A.PtxMbarWait):
             m = self.maddr(ins.mbar)
             k = self.mbars.index(ins.mbar.name)
@@ -269,7 +348,7 @@ class _Gen:
                     f"unsigned par_ = (unsigned)(ph_{k}++) & 1u; "
                     "while (!ok_ && n_++ < WAIT_LIMIT && t_ - t0_ < WAIT_NS) { "
                     'asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.'
-                    f'{ins.sem}.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }}" '
+                    f'{ins.sem}.{ins.scope}.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }}" '
                     f': "=r"(ok_) : "r"({m}), "r"(par_) : "memory"); '
                     'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_)); } '
                     f"if (!ok_) timed_out = 1; }}  // {_text(ins)}"]
@@ -295,7 +374,7 @@ class _Gen:
                                pos=ins.pos)
 
     def rmw(self, ins: A.PtxAtom | A.PtxRed) -> list[str]:
-        if self.is_shared(ins.loc):
+        if self.is_shared(ins.loc) or self.is_mapped(ins.loc):
             raise UnsupportedError("gdrcheck hw does not run atomics on shared memory",
                                    pos=ins.pos)
         addr = self.gaddr(ins.loc)
@@ -396,6 +475,21 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
         ctas.setdefault(key, []).append(i)
     groups = [ctas[k] for k in sorted(ctas)]
     several = multi_gpu and not stand_in
+    layout = cluster_layout(test.threads)
+    csize = 1
+    if layout.clustered:
+        if several or stand_in or len(gpus) > 1:
+            raise UnsupportedError("gdrcheck hw runs thread block clusters on one GPU",
+                                   test.path)
+        csize = max(len(m) for m in layout.members.values())
+        order: list[tuple[int, ...]] = []
+        for key in sorted(ctas):
+            members = layout.ctas(*key)
+            if members not in order:
+                order.append(members)
+        gpu0 = sorted(ctas)[0][0]
+        groups = [ctas[(gpu0, members[r])] if r < len(members) else []
+                  for members in order for r in range(csize)]
     if several and g.aliases:
         raise UnsupportedError("generic virtual aliases on several GPUs", test.path)
     warps = max(len(gr) for gr in groups)
@@ -411,6 +505,7 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
             raise err.with_context(test.path, test.source) from None
         names = _registers(th)
         decl = [f"int r_{n} = {init_regs.get((th.index, n), 0)};" for n in names]
+        decl += [f"unsigned a_{n} = 0;" for n in g.mapped[th.index]]
         decl += [f"int ph_{k} = 0;" for k in range(len(g.mbars))] + ["long long jumps_ = 0;"]
         outs = [f"Lend{th.index}:;"]
         for n in names:
@@ -446,7 +541,7 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
              for name in g.locs]
     gpu_ids = sorted(set(thread_gpus) | set(ranks)) if several else [0]
     index = {gpu: i for i, gpu in enumerate(gpu_ids)}
-    group_gpus = [index[gpu] if several else 0 for gpu, _ in sorted(ctas)]
+    group_gpus = ([index[gpu] for gpu, _ in sorted(ctas)] if several else [0] * len(groups))
     owners = [index[r] if several else 0 for r in ranks]
     nlocs = max(1, len(g.locs))
     if several:  # each location's address once, from the base of the GPU it lives on
@@ -472,6 +567,18 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
         for k, name in enumerate(g.mbars))
     fence_init = ('  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");\n'
                   if g.mbars else "")
+    if csize > 1:  # the cluster's blocks: initialised before any peer reaches them
+        fence_init += ('  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");\n'
+                       '  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");\n')
+    cluster_attr = f"__cluster_dims__({csize}, 1, 1) " if csize > 1 else ""
+    pairing = ("  int affg = group - group % CLUSTER;  // a cluster's CTAs play one instance\n"
+               "  long long inst = (aff[2 * affg] * slot + aff[2 * affg + 1]) % n;\n"
+               if csize > 1 else
+               "  long long inst = (aff[2 * group] * slot + aff[2 * group + 1]) % n;\n")
+    # no block leaves while a peer of its cluster may still reach its shared memory
+    cluster_exit = ('  asm volatile("barrier.cluster.arrive.release;" ::: "memory");\n'
+                    '  asm volatile("barrier.cluster.wait.acquire;" ::: "memory");\n'
+                    if csize > 1 else "")
     src = f"""// Generated by gdrcheck hw from litmus test {test.name} ({test.path or 'text'}).
 // Every memory access and fence is inline PTX with the test's semantics, scope and space.
 #define NLOCS {nlocs}
@@ -486,19 +593,21 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
 #define WAIT_LIMIT (1LL << 22)
 #define WAIT_NS 2000000ULL  // an mbarrier wait gives up after 2 ms (global timer, ns)
 #define JUMP_LIMIT (1LL << 16)
+#define CLUSTER {csize}  // blocks per thread block cluster (__cluster_dims__)
 {loc_macro}#define ALOC(a) (alocs + (LOC(a) - locs))  // a second virtual mapping of the same memory
 #define SADDR(k) ((unsigned)__cvta_generic_to_shared(&SH[local][k][0]))
 #define MADDR(k) ((unsigned)__cvta_generic_to_shared(&MB[local][k]))
 
 __constant__ int ROLE[GROUPS * WARPS] = {{{role_table}}};
 
-extern "C" __global__ void __launch_bounds__(IPB * WARPS)
+extern "C" __global__ void {cluster_attr}__launch_bounds__(IPB * WARPS)
 litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long long n, int stride,
        int layout, int sync_limit, int *scratch, int scratch_words, int stress_blocks,
        int stress_mode, const long long *lbase, int group_first, int group_count) {{
   __shared__ __align__(16) int SH[IPB][NSH][4];
   __shared__ __align__(8) unsigned long long MB[IPB][NMB];
   int block = blockIdx.x;
+  stress_blocks = (stress_blocks + CLUSTER - 1) / CLUSTER * CLUSTER;  // whole clusters
   if (block < stress_blocks) {{  // memory stress: hammer a scratch area meanwhile
     for (int k = 0; k < 2048; k++) {{
       int i = (threadIdx.x * 64 + block * 977 + k * 31) % scratch_words;
@@ -517,18 +626,17 @@ litmus(int *locs, int *alocs, int *out, int *bar, const long long *aff, long lon
   if (warp >= WARPS || slot >= n) return;
   int role = ROLE[group * WARPS + warp];
   if (role < 0) return;
-  long long inst = (aff[2 * group] * slot + aff[2 * group + 1]) % n;
-{addr}  int timed_out = 0;
+{pairing}{addr}  int timed_out = 0;
   if (sync_limit > 0) {{  // the instance's threads meet (a bounded spin barrier)
     {bar_add}(bar + inst, 1);
     for (int k = 0; k < sync_limit && ((volatile int *)bar)[inst] < NTHREADS; k++) {{ }}
   }}
-{''.join(bodies)}}}
+{''.join(bodies)}{cluster_exit}}}
 """
     return Kernel(test, src, list(g.locs), init, g.regs, groups, warps,
                   shared=list(g.shared), mbarriers=list(g.mbars), bulk=g.bulk,
                   aliases=dict(g.aliases), group_gpus=group_gpus, owners=owners,
-                  gpu_ids=gpu_ids)
+                  gpu_ids=gpu_ids, cluster=csize)
 
 
 def _observed_shared(test: A.Test, names: set[str]) -> None:

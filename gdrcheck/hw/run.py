@@ -325,6 +325,9 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
                 continue  # a GPU that only holds memory
             with cp.cuda.Device(gpu.device):
                 blocks = cfg.stress + gpu.group_count * ((n + cfg.ipb - 1) // cfg.ipb)
+                # a cluster launch (__cluster_dims__): whole clusters; the kernel rounds the
+                # stress blocks up the same way (gdrcheck/hw/codegen.py)
+                blocks = -(-blocks // k.cluster) * k.cluster
                 gpu.fn((blocks,), (cfg.ipb * k.warps,),
                        (gpu.locs[:n * nlocs * stride], alocs, gpu.out[:n * nout], bar,
                         d_aff, np.int64(n), np.int32(stride), np.int32(cfg.layout),

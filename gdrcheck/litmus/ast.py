@@ -116,7 +116,9 @@ X86Instr = X86Mov | X86Mfence | X86Xchg | X86Locked
 # --------------------------------------------------------------------------
 
 Sem = Literal["weak", "relaxed", "acquire", "release", "acq_rel", "sc", "volatile"]
-Scope = Literal["cta", "gpu", "sys"]
+Scope = Literal["cta", "cluster", "gpu", "sys"]
+"""PTX ISA §8.5 (Scope): ``.cluster`` is the set of threads of the CTAs of one cluster
+(docs/ptx-clusters.md)."""
 
 
 Proxy = Literal["generic", "surface", "texture", "constant"]
@@ -239,6 +241,7 @@ class PtxMbarArrive:
     sem: Literal["release", "relaxed"] = "release"
     expect_tx: int | None = None
     pos: Pos = _pos()
+    scope: Literal["cta", "cluster"] = "cta"  # .scope (PTX ISA mbarrier.arrive; default .cta)
 
 
 @dataclass(frozen=True)
@@ -249,6 +252,7 @@ class PtxMbarWait:
     mbar: LocRef
     sem: Literal["acquire", "relaxed"] = "acquire"
     pos: Pos = _pos()
+    scope: Literal["cta", "cluster"] = "cta"  # .scope (PTX ISA mbarrier.try_wait; default .cta)
 
 
 @dataclass(frozen=True)
@@ -260,6 +264,45 @@ class PtxMbarInit:
 
     mbar: LocRef
     count: int | None = None  # as written; the declaration's count when omitted
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxMapa:
+    """``mapa.shared::cluster a, s, N``: ``a`` names the copy of the shared word (or
+    mbarrier) ``s`` in the CTA of rank ``N`` of the thread's cluster (PTX ISA, mapa; the
+    ``shared::cluster`` state space). ``a`` is then a location operand of ld, st, atom,
+    red, st.async, red.async and mbarrier.arrive (docs/ptx-clusters.md)."""
+
+    dst: str
+    target: LocRef
+    rank: int
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxClusterBarrier:
+    """``barrier.cluster.arrive{.release|.relaxed}{.aligned}`` and
+    ``barrier.cluster.wait{.acquire}{.aligned}`` (PTX ISA §9.7.13.3; defaults .release and
+    .acquire)."""
+
+    action: Literal["arrive", "wait"]
+    sem: Literal["release", "relaxed", "acquire"]
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class PtxStoreAsync:
+    """``st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes a, v, mb`` and
+    ``red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.OP a, v, mb``
+    (``op`` set): an asynchronous store (reduction) into a CTA's shared memory whose
+    completion is a complete-tx on the mbarrier ``mb`` of that CTA (PTX ISA st.async,
+    red.async; docs/ptx-clusters.md)."""
+
+    loc: LocRef
+    value: Value
+    mbar: LocRef
+    op: str | None = None  # None: st.async; else red.async's operation
     pos: Pos = _pos()
 
 
@@ -381,7 +424,8 @@ MultimemInstr = MultimemStore | MultimemRed | MultimemLdReduce
 PtxInstr = (
     PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
     | PtxAsyncStore | PtxAsyncWait | PtxBulkLoad | PtxBulkStore | PtxBulkCommit | PtxMbarArrive
-    | PtxMbarWait | PtxMbarInit | PtxGridDep | MultimemStore | MultimemRed | MultimemLdReduce
+    | PtxMbarWait | PtxMbarInit | PtxGridDep | PtxMapa | PtxClusterBarrier | PtxStoreAsync
+    | MultimemStore | MultimemRed | MultimemLdReduce
 )
 
 
@@ -627,6 +671,7 @@ class Placement:
     host: bool = False
     launched: bool = False  # a GPU thread started by a host's cuda.launch (§6.3)
     grid: int | None = None  # the N-th kernel of one stream, launched with PDL (None: 0)
+    cluster: int | None = None  # the thread block cluster of the CTA (None: the CTA alone)
 
 
 @dataclass(frozen=True)

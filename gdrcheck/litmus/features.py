@@ -29,7 +29,7 @@ _GIN = (A.GinPut, A.GinSignal, A.GinFlush, A.GinFlushAsync, A.GinWaitRequest, A.
 
 
 _PTX75 = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxBulkCommit, A.PtxMbarArrive, A.PtxMbarWait,
-          A.PtxMbarInit, A.PtxGridDep)
+          A.PtxMbarInit, A.PtxGridDep, A.PtxMapa, A.PtxClusterBarrier, A.PtxStoreAsync)
 _PTX75_DECLS = (A.AliasDecl, A.SharedDecl, A.MbarrierDecl)
 _MULTIMEM = (A.MultimemStore, A.MultimemRed, A.MultimemLdReduce)
 

@@ -50,14 +50,17 @@ from gdrcheck.litmus.ast import (
     PtxBulkCommit,
     PtxBulkLoad,
     PtxBulkStore,
+    PtxClusterBarrier,
     PtxFence,
     PtxGridDep,
     PtxLoad,
+    PtxMapa,
     PtxMbarArrive,
     PtxMbarInit,
     PtxMbarWait,
     PtxRed,
     PtxStore,
+    PtxStoreAsync,
     Reg,
     Scope,
     Sem,
@@ -200,6 +203,7 @@ class ThreadContext:
     multicasts: frozenset[str] = frozenset()  # names declared 'multicast M = ...'
     host: bool = False  # a host (CPU) thread: 'P2@host,node 0' (docs/litmus-format.md §12)
     launched: bool = False  # a GPU thread started by cuda.launch ('..., launched')
+    mapped: tuple[tuple[str, str], ...] = ()  # mapa destinations and the shared word they map
 
 
 _REG_RE = re.compile(r"r[0-9]+")
@@ -209,6 +213,19 @@ _DEST_MNEMONICS = frozenset(
     {"ld", "atom", "mov", "add", "sub", "mul", "div", "and", "or", "xor", "suld", "tld", "cold"}
 )
 _DEST_CALLS = frozenset({"gin.read_signal", "gin.read_counter", "multimem.ld_reduce"})
+
+
+def mapa_targets(cells: Iterable[Cell]) -> tuple[tuple[str, str], ...]:
+    """The names a thread's ``mapa`` instructions define, each with the shared word (or
+    mbarrier) it maps (docs/ptx-clusters.md)."""
+    out: dict[str, str] = {}
+    for cell in cells:
+        if cell.is_label or cell.mnemonic.lower().split(".")[0] != "mapa":
+            continue
+        ops = cell.operands
+        if len(ops) >= 2 and ops[0].kind == "name" and ops[1].kind == "name":
+            out.setdefault(ops[0].name, ops[1].name)
+    return tuple(out.items())
 
 
 def destinations(cells: Iterable[Cell]) -> frozenset[str]:
@@ -394,7 +411,7 @@ def _x86_mem(op: Operand, mn: str) -> X86Mem:
 # PTX
 # --------------------------------------------------------------------------
 
-SCOPES: tuple[Scope, ...] = ("cta", "gpu", "sys")
+SCOPES: tuple[Scope, ...] = ("cta", "cluster", "gpu", "sys")  # PTX ISA §8.5
 STRONG: tuple[Sem, ...] = ("relaxed", "acquire", "release", "acq_rel", "sc")
 LD_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "acquire", "volatile")
 ST_SEMS: tuple[Sem, ...] = ("weak", "relaxed", "release", "volatile")
@@ -416,15 +433,19 @@ MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
 # Qualifiers accepted and dropped: the (default) global state space and integer types.
 _IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
 _PTX_KNOWN = ("ld, st, suld, sust, tld, ld.const (cold), atom, red, cp.async.bulk, mbarrier, "
-              "multimem, fence, membar, bar, barrier, griddepcontrol, branches, goto and "
-              "register ops")
+              "multimem, fence, membar, bar, barrier, barrier.cluster, mapa, st.async, "
+              "red.async, griddepcontrol, branches, goto and register ops")
 # fence.proxy.<kind>: the proxy kinds of the PTX ISA (the membar/fence instruction: .alias,
 # .async{.global|.shared::cta|.shared::cluster}) and of the mixed-proxy paper / Dartagnan's
 # PTX 7.5 tests (.surface, .texture, .constant).
 PROXY_FENCE_KINDS = ("alias", "surface", "texture", "constant", "async", "async.global",
                      "async.shared::cta", "async.shared::cluster")
 # The state-space qualifiers of ld/st/atom/red on a shared-memory word.
-_SHARED_QUALS = ("shared", "shared::cta")
+_SHARED_QUALS = ("shared", "shared::cta", "shared::cluster")
+# st.async / red.async: the state space and completion mechanism (PTX ISA st.async, red.async)
+_ASYNC_QUALS = ("shared::cluster",)
+_COMPLETE_TX = ("mbarrier::complete_tx::bytes",)
+RED_ASYNC_OPS = ("add", "min", "max", "and", "or", "xor")  # (.inc, .dec: not supported)
 
 
 def _qualifiers(
@@ -460,7 +481,8 @@ def _sem_scope(
     sem = cast(Sem, q.get("semantics", default))
     scope = cast("Scope | None", q.get("scope"))
     if sem in STRONG and scope is None:
-        _fail(f"strong operation '{cell.mnemonic}' needs a scope (.cta, .gpu or .sys)", cell.pos)
+        _fail(f"strong operation '{cell.mnemonic}' needs a scope (.cta, .cluster, .gpu or .sys)",
+              cell.pos)
     if sem not in STRONG and scope is not None:
         if "semantics" in q:
             _fail(f"'{cell.mnemonic}': a .{sem} operation takes no scope", cell.pos)
@@ -474,13 +496,23 @@ class _Builder:
 
     def __init__(self, ctx: ThreadContext) -> None:
         self.ctx = ctx
+        self.mapa_seen: set[str] = set()
 
     def is_register(self, name: str) -> bool:
+        if name in dict(self.ctx.mapped):
+            return False  # a mapped shared::cluster address (mapa), a location
         return bool(_REG_RE.fullmatch(name)) or name in self.ctx.dests
+
+    def target(self, name: str) -> str:
+        """The shared word a mapa destination maps (any other name: itself)."""
+        return dict(self.ctx.mapped).get(name, name)
 
     def loc(self, cell: Cell, op: Operand, what: str = "a location") -> LocRef:
         """A location operand; a register of the thread (or a name in the register syntax
-        r0, r1, ...) is refused rather than read as a location of that name."""
+        r0, r1, ...) is refused rather than read as a location of that name. A name a
+        ``mapa`` defines is a location: the copy of a shared word in a CTA of the cluster."""
+        if op.kind == "name" and op.name in dict(self.ctx.mapped):
+            return LocRef(op.name, None, op.pos)
         if op.kind == "name" and self.is_register(op.name):
             _fail(f"{op.name!r} is a register, but '{cell.mnemonic}' needs {what} here "
                   "(locations and registers do not share names)", op.pos)
@@ -578,6 +610,8 @@ class _Builder:
         return PtxLoad(sem, scope, dst, loc, cell.pos)
 
     def ptx_st(self, cell: Cell, parts: list[str]) -> Instr:
+        if len(parts) > 1 and parts[1] == "async":
+            return self._async_store(cell, parts)
         q = _qualifiers(cell, parts, {"semantics": ST_SEMS, "scope": SCOPES,
                                       "state space": _SHARED_QUALS})
         _arity(cell, 2, 2, "st{.sem}{.scope} x, v")
@@ -588,13 +622,13 @@ class _Builder:
 
     def _space(self, cell: Cell, q: dict[str, str], loc: LocRef) -> None:
         """A '.shared' qualifier names a shared-memory word (the declaration decides)."""
-        if "state space" in q and loc.name not in self.ctx.shared:
+        if "state space" in q and self.target(loc.name) not in self.ctx.shared:
             _fail(f"'{cell.mnemonic}' accesses shared memory, but {loc.name!r} is not "
                   f"declared '{loc.name} : shared'", loc.pos)
         self._not_mbarrier(loc)
 
     def _not_mbarrier(self, loc: LocRef) -> None:
-        if loc.name in self.ctx.mbarriers:
+        if self.target(loc.name) in self.ctx.mbarriers:
             _fail(f"{loc.name!r} is an mbarrier: use mbarrier.arrive and mbarrier.wait on it",
                   loc.pos)
 
@@ -635,7 +669,18 @@ class _Builder:
 
     # ---- mbarriers (docs/litmus-format.md §7.3; PTX ISA mbarrier)
 
-    def _mbar(self, op: Operand) -> LocRef:
+    def _mbar(self, op: Operand, remote: bool = False) -> LocRef:
+        """An mbarrier operand; with ``remote``, also a mapa destination that maps one (an
+        mbarrier of a CTA of the cluster: shared::cluster)."""
+        if op.kind == "name" and op.name in dict(self.ctx.mapped):
+            if not remote:
+                _fail(f"{op.name!r} is a shared::cluster address (mapa): this operation takes "
+                      "an mbarrier of the thread's own CTA (shared::cta; PTX ISA mbarrier)",
+                      op.pos)
+            if self.target(op.name) not in self.ctx.mbarriers:
+                _fail(f"{op.name!r} maps {self.target(op.name)!r}, which is not an mbarrier",
+                      op.pos)
+            return LocRef(op.name, None, op.pos)
         loc = _loc(op, "an mbarrier")
         if loc.rank is not None or loc.name not in self.ctx.mbarriers:
             _fail(f"expected an mbarrier declared 'mb : mbarrier N', found {op.text!r}", op.pos)
@@ -644,28 +689,34 @@ class _Builder:
     def ptx_mbarrier(self, cell: Cell, parts: list[str]) -> Instr:
         op = parts[1] if len(parts) > 1 else ""
         if op == "arrive":
+            # PTX ISA mbarrier.arrive{.sem}{.scope}{.shared{::cta|::cluster}}: .scope is .cta
+            # (the default) or .cluster; a shared::cluster mbarrier may be a peer CTA's
             q = _qualifiers(cell, parts, {"operation": ("expect_tx",),
                                           "semantics": ("release", "relaxed"),
-                                          "scope": ("cta",)}, base=2)
+                                          "scope": ("cta", "cluster"),
+                                          "state space": _SHARED_QUALS}, base=2)
+            scope = cast(Literal["cta", "cluster"], q.get("scope", "cta"))
+            sem = cast(Literal["release", "relaxed"], q.get("semantics", "release"))
             if "expect_tx" in q.values():
                 _arity(cell, 2, 2, "mbarrier.arrive.expect_tx mb, N")
                 n = _int(cell.operands[1], "a transaction count")
                 if n < 0:
                     _fail(f"a transaction count is >= 0, found {n}", cell.operands[1].pos)
-                return PtxMbarArrive(self._mbar(cell.operands[0]),
-                                     cast(Literal["release", "relaxed"],
-                                          q.get("semantics", "release")), n, cell.pos)
+                return PtxMbarArrive(self._mbar(cell.operands[0], remote=True), sem, n,
+                                     cell.pos, scope)
             _arity(cell, 1, 1, "mbarrier.arrive mb")
-            return PtxMbarArrive(self._mbar(cell.operands[0]),
-                                 cast(Literal["release", "relaxed"], q.get("semantics", "release")),
-                                 None, cell.pos)
+            return PtxMbarArrive(self._mbar(cell.operands[0], remote=True), sem, None, cell.pos,
+                                 scope)
         if op in ("wait", "try_wait", "test_wait"):
-            q = _qualifiers(cell, parts, {"semantics": ("acquire", "relaxed"), "scope": ("cta",)},
-                            base=2)
+            # PTX ISA mbarrier.test_wait/try_wait{.sem}{.scope}: .cta (default) or .cluster;
+            # valid only on the own CTA's mbarrier (shared::cta)
+            q = _qualifiers(cell, parts, {"semantics": ("acquire", "relaxed"),
+                                          "scope": ("cta", "cluster"),
+                                          "state space": ("shared", "shared::cta")}, base=2)
             _arity(cell, 1, 1, f"mbarrier.{op} mb")
             return PtxMbarWait(self._mbar(cell.operands[0]),
                                cast(Literal["acquire", "relaxed"], q.get("semantics", "acquire")),
-                               cell.pos)
+                               cell.pos, cast(Literal["cta", "cluster"], q.get("scope", "cta")))
         if op == "init":
             # PTX ISA §9.7.13.15.9: mbarrier.init{.shared{::cta}}.b64 [addr], count
             _qualifiers(cell, parts, {"state space": _SHARED_QUALS}, base=2)
@@ -677,6 +728,74 @@ class _Builder:
             return PtxMbarInit(mbar, count, cell.pos)
         _fail(f"unknown instruction {cell.mnemonic!r} (expected mbarrier.arrive, "
               "mbarrier.arrive.expect_tx, mbarrier.wait or mbarrier.init)", cell.pos)
+
+    # ---- clusters and distributed shared memory (docs/ptx-clusters.md)
+
+    def ptx_mapa(self, cell: Cell, parts: list[str]) -> Instr:
+        # PTX ISA mapa{.space}.type d, a, b: the address of a's variable in CTA b of the
+        # cluster; .space = .shared::cluster (a shared::cta address in, shared::cluster out)
+        q = _qualifiers(cell, parts, {"state space": ("shared::cluster",)})
+        if "state space" not in q:
+            _fail(f"'{cell.mnemonic}': write mapa.shared::cluster (the generic form of mapa "
+                  "is not supported)", cell.pos)
+        _arity(cell, 3, 3, "mapa.shared::cluster a, s, rank")
+        ops = cell.operands
+        dst = _reg(ops[0], "a name for the mapped address")
+        if dst.name in self.ctx.shared or dst.name in self.ctx.mbarriers:
+            _fail(f"{dst.name!r} is declared shared memory: name the mapped address otherwise",
+                  dst.pos)
+        if dst.name in self.mapa_seen:
+            _fail(f"{dst.name!r} is defined by two mapa instructions of this thread (a mapped "
+                  "address is named once)", dst.pos)
+        self.mapa_seen.add(dst.name)
+        if ops[1].kind != "name" or (ops[1].name not in self.ctx.shared
+                                     and ops[1].name not in self.ctx.mbarriers):
+            _fail(f"mapa maps a shared word or an mbarrier ('s : shared', 'mb : mbarrier N'), "
+                  f"found {ops[1].text!r}", ops[1].pos)
+        rank = _int(ops[2], "the rank of a CTA in the cluster")
+        if rank < 0:
+            _fail(f"a CTA rank is >= 0, found {rank}", ops[2].pos)
+        return PtxMapa(dst.name, LocRef(ops[1].name, None, ops[1].pos), rank, cell.pos)
+
+    def _async_store(self, cell: Cell, parts: list[str]) -> Instr:
+        """st.async / red.async (PTX ISA): into shared::cluster memory, completing on an
+        mbarrier of the same CTA."""
+        if parts[0] == "st":
+            _qualifiers(cell, parts, {"semantics": ("weak",), "state space": _ASYNC_QUALS,
+                                      "completion": _COMPLETE_TX}, base=2)
+            op: str | None = None
+            usage = "st.async a, v, mb"
+        else:
+            q = _qualifiers(cell, parts, {"semantics": ("relaxed",), "scope": ("cluster",),
+                                          "state space": _ASYNC_QUALS,
+                                          "completion": _COMPLETE_TX,
+                                          "operation": RED_ASYNC_OPS}, base=2)
+            if "operation" not in q:
+                _fail(f"'{cell.mnemonic}' needs an operation "
+                      f"({_alternatives(['.' + o for o in RED_ASYNC_OPS])})", cell.pos)
+            op = q["operation"]
+            usage = f"red.async.relaxed.cluster.{op} a, v, mb"
+        _arity(cell, 3, 3, usage)
+        ops = cell.operands
+        loc = self.loc(cell, ops[0], "a shared::cluster location")
+        if self.target(loc.name) not in self.ctx.shared:
+            _fail(f"'{cell.mnemonic}' writes shared memory: {loc.name!r} is neither a shared "
+                  "word nor a mapa of one", loc.pos)
+        return PtxStoreAsync(loc, _value(ops[1]), self._mbar(ops[2], remote=True), op, cell.pos)
+
+    def _cluster_barrier(self, cell: Cell, parts: list[str]) -> Instr:
+        # PTX ISA §9.7.13.3: barrier.cluster.arrive{.sem}{.aligned}, .sem = .release (default)
+        # or .relaxed; barrier.cluster.wait{.acquire}{.aligned} (.acquire: the default)
+        action = parts[2] if len(parts) > 2 else ""
+        if action not in ("arrive", "wait"):
+            _fail(f"unknown instruction {cell.mnemonic!r} (expected barrier.cluster.arrive or "
+                  "barrier.cluster.wait)", cell.pos)
+        sems = ("release", "relaxed") if action == "arrive" else ("acquire",)
+        q = _qualifiers(cell, parts, {"semantics": sems, "alignment": ("aligned",)}, base=3)
+        _arity(cell, 0, 0, f"barrier.cluster.{action}")
+        sem = q.get("semantics", "release" if action == "arrive" else "acquire")
+        return PtxClusterBarrier(cast(Literal["arrive", "wait"], action),
+                                 cast(Literal["release", "relaxed", "acquire"], sem), cell.pos)
 
     # ---- programmatic dependent launch (PTX ISA §9.7.13.13; docs/ptx-pdl-mbarrier.md)
 
@@ -757,6 +876,8 @@ class _Builder:
         return PtxAtom(sem, scope, op, dst, loc, values, cell.pos)
 
     def ptx_red(self, cell: Cell, parts: list[str]) -> Instr:
+        if len(parts) > 1 and parts[1] == "async":
+            return self._async_store(cell, parts)
         sem, scope, op = self._rmw_quals(cell, parts, RED_OPS)
         _arity(cell, 2, 2, f"red.sem.scope.{op} x, v")
         loc = self.loc(cell, cell.operands[0])
@@ -786,7 +907,7 @@ class _Builder:
         kind = q.get("semantics", "acq_rel")
         scope = cast("Scope | None", q.get("scope"))
         if scope is None:
-            _fail(f"'{cell.mnemonic}' needs a scope (.cta, .gpu or .sys)", cell.pos)
+            _fail(f"'{cell.mnemonic}' needs a scope (.cta, .cluster, .gpu or .sys)", cell.pos)
         return PtxFence(kind, scope, cell.pos)
 
     def ptx_membar(self, cell: Cell, parts: list[str]) -> Instr:
@@ -808,7 +929,10 @@ class _Builder:
         values = tuple(_value(op) for op in cell.operands)
         return PtxBarrier(mode, values, cell.pos)
 
-    ptx_barrier = ptx_bar
+    def ptx_barrier(self, cell: Cell, parts: list[str]) -> Instr:
+        if len(parts) > 1 and parts[1] == "cluster":
+            return self._cluster_barrier(cell, parts)
+        return self.ptx_bar(cell, parts)
 
     def local_op(self, cell: Cell, parts: list[str]) -> Instr:
         _qualifiers(cell, parts, {})
@@ -1250,6 +1374,7 @@ def check_host_threads(threads: Sequence[Thread]) -> None:
             _fail(f"P{t.index} is declared 'launched' but no host thread launches it "
                   f"(add cuda.launch P{t.index})", t.pos)
     _check_grids(threads)
+    _check_clusters(threads)
 
 
 def _check_grids(threads: Sequence[Thread]) -> None:
@@ -1272,6 +1397,88 @@ def _check_grids(threads: Sequence[Thread]) -> None:
             _fail(f"P{t.index} (grid {grid}) and P{first[1]} (grid {first[0]}) are both in "
                   f"cta {cta}: a CTA belongs to one grid (number the CTAs of each grid apart)",
                   t.pos)
+
+
+@dataclass(frozen=True)
+class ClusterLayout:
+    """The thread block clusters of a test (placement ``cluster N``, docs/ptx-clusters.md):
+    the CTAs of each cluster of each GPU in rank order (%cluster_ctarank: the order of
+    their numbers), and each CTA's cluster (None: a CTA launched without a cluster, a
+    cluster of its own)."""
+
+    members: dict[tuple[int, int], tuple[int, ...]]  # (gpu, cluster) -> its CTAs by rank
+    cluster_of: dict[tuple[int, int], int | None]  # (gpu, cta) -> its cluster
+
+    def ctas(self, gpu: int, cta: int) -> tuple[int, ...]:
+        """The CTAs of the cluster of CTA ``cta`` of GPU ``gpu``, by rank."""
+        k = self.cluster_of.get((gpu, cta))
+        return (cta,) if k is None else self.members[(gpu, k)]
+
+    def rank(self, gpu: int, cta: int) -> int:
+        return self.ctas(gpu, cta).index(cta)
+
+    @property
+    def clustered(self) -> bool:
+        return bool(self.members)
+
+
+def cluster_layout(threads: Sequence[Thread]) -> ClusterLayout:
+    """The clusters of a test; every thread of a CTA names the same cluster (or none), a
+    cluster is in one grid."""
+    cluster_of: dict[tuple[int, int], tuple[int | None, int]] = {}  # -> (cluster, 1st thread)
+    grid_of: dict[tuple[int, int], tuple[int, int]] = {}  # (gpu, cluster) -> (grid, thread)
+    for t in threads:
+        pl = t.placement
+        if pl.host:
+            continue
+        key = (pl.gpu or 0, pl.cta or 0)
+        first = cluster_of.setdefault(key, (pl.cluster, t.index))
+        if first[0] != pl.cluster:
+            def said(k: int | None) -> str:
+                return "no cluster" if k is None else f"cluster {k}"
+            _fail(f"P{t.index} ({said(pl.cluster)}) and P{first[1]} ({said(first[0])}) are "
+                  f"both in cta {key[1]}: the threads of one CTA are in one cluster (give "
+                  "each thread of the CTA the same 'cluster N')", t.pos)
+        if pl.cluster is not None:
+            g = grid_of.setdefault((key[0], pl.cluster), (pl.grid or 0, t.index))
+            if g[0] != (pl.grid or 0):
+                _fail(f"P{t.index} (grid {pl.grid or 0}) and P{g[1]} (grid {g[0]}) are both in "
+                      f"cluster {pl.cluster}: a cluster belongs to one grid", t.pos)
+    members: dict[tuple[int, int], list[int]] = {}
+    for (gpu, cta), (k, _) in cluster_of.items():
+        if k is not None:
+            members.setdefault((gpu, k), []).append(cta)
+    return ClusterLayout({key: tuple(sorted(ctas)) for key, ctas in members.items()},
+                         {key: k for key, (k, _) in cluster_of.items()})
+
+
+def _check_clusters(threads: Sequence[Thread]) -> None:
+    """A mapa names a CTA of the thread's cluster; an st.async / red.async writes the
+    shared memory of the CTA whose mbarrier it completes (PTX ISA st.async: "the shared
+    memory addresses of the destination operand a and the mbarrier object ... must be in
+    the same CTA")."""
+    layout = cluster_layout(threads)
+    for t in threads:
+        if t.placement.host:
+            continue
+        gpu, cta = t.placement.gpu or 0, t.placement.cta or 0
+        ctas = layout.ctas(gpu, cta)
+        ranks = {i.dst: i.rank for i in t.instrs if isinstance(i, PtxMapa)}
+        for ins in t.instrs:
+            if isinstance(ins, PtxMapa):
+                if ins.rank >= len(ctas):
+                    where = (f"cluster {t.placement.cluster} has CTAs {list(ctas)} (ranks 0 to "
+                             f"{len(ctas) - 1})" if t.placement.cluster is not None else
+                             "the thread's CTA is in no cluster (rank 0 only; place it with "
+                             "'cluster N')")
+                    _fail(f"mapa rank {ins.rank} names no CTA of the cluster: {where}", ins.pos)
+            elif isinstance(ins, PtxStoreAsync):
+                own = ctas.index(cta)
+                a, b = ranks.get(ins.loc.name, own), ranks.get(ins.mbar.name, own)
+                if a != b:
+                    _fail(f"{ins.loc.name!r} is in the CTA of rank {a} and {ins.mbar.name!r} in "
+                          f"that of rank {b}: an {'st' if ins.op is None else 'red'}.async "
+                          "completes on an mbarrier of the CTA it writes (PTX ISA)", ins.pos)
 
 
 def build_thread(cells: Sequence[Cell], ctx: ThreadContext) -> tuple[Instr, ...]:

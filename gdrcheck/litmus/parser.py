@@ -66,6 +66,7 @@ from gdrcheck.litmus.instructions import (
     cell_from_tree,
     check_host_threads,
     destinations,
+    mapa_targets,
 )
 
 ARCHS: tuple[Arch, ...] = ("X86", "PTX", "GIN")
@@ -77,7 +78,7 @@ _NESTED_RE = re.compile(r"\(\*|\*\)")
 _BRACE_RE = re.compile(r"[{}]")
 _COND_START_RE = re.compile(r"(?:~\s*exists|exists|forall|locations|filter)\b")
 _HEADER_RE = re.compile(r"P([0-9]+)[ \t]*(?:@(.*))?", re.S)
-_PLACEMENT_RE = re.compile(r"(cta|gpu|node|grid)[ \t]+([0-9]+)|host|launched")
+_PLACEMENT_RE = re.compile(r"(cta|gpu|node|grid|cluster)[ \t]+([0-9]+)|host|launched")
 _THREAD_RE = re.compile(r"P([0-9]+)")
 _MODEL_RE = re.compile(r"[a-z0-9-]+")
 _VARIANT_RE = re.compile(r"[A-Za-z0-9._-]+")
@@ -409,7 +410,7 @@ class _Parser:
             dests = destinations(cells) if self.arch != "X86" else frozenset()
             ctx = ThreadContext(self.arch, index, dests, signals, counters, shared, mbarriers,
                                 multicasts, host=placement.host,
-                                launched=placement.launched)
+                                launched=placement.launched, mapped=mapa_targets(cells))
             out.append(Thread(index, placement, build_thread(cells, ctx), pos))
         check_host_threads(out)
         return tuple(out)
@@ -440,15 +441,16 @@ class _Parser:
             pm = _PLACEMENT_RE.fullmatch(word)
             if pm is None:
                 _fail(f"unknown placement {word!r} in the header of P{index} (expected "
-                      "'cta N', 'gpu N', 'node N', 'grid N', 'host' or 'launched')", at)
+                      "'cta N', 'cluster N', 'gpu N', 'node N', 'grid N', 'host' or "
+                      "'launched')", at)
             key = pm.group(1) or pm.group(0)
             if pm.group(2):
                 _check_digits(pm.group(2), at)
             if key in fields:
                 _fail(f"{key!r} appears twice in the placement of P{index}", at)
             fields[key] = int(pm.group(2)) if pm.group(2) else None
-        if "host" in fields and ("cta" in fields or "gpu" in fields):
-            _fail(f"host thread P{index} cannot have a cta or a gpu", pos)
+        if "host" in fields and ("cta" in fields or "gpu" in fields or "cluster" in fields):
+            _fail(f"host thread P{index} cannot have a cta, a cluster or a gpu", pos)
         if "launched" in fields and ("host" in fields or "gpu" not in fields):
             _fail(f"'launched' marks a GPU thread started by a host's cuda.launch: P{index} "
                   "needs a gpu and cannot be a host thread", pos)
@@ -458,6 +460,7 @@ class _Parser:
         placement = Placement(
             cta=fields.get("cta"), gpu=fields.get("gpu"), node=fields.get("node"),
             host="host" in fields, launched="launched" in fields, grid=fields.get("grid"),
+            cluster=fields.get("cluster"),
         )
         return index, placement, pos
 

@@ -61,14 +61,17 @@ from gdrcheck.litmus.ast import (
     PtxBulkCommit,
     PtxBulkLoad,
     PtxBulkStore,
+    PtxClusterBarrier,
     PtxFence,
     PtxGridDep,
     PtxLoad,
+    PtxMapa,
     PtxMbarArrive,
     PtxMbarInit,
     PtxMbarWait,
     PtxRed,
     PtxStore,
+    PtxStoreAsync,
     Reg,
     RegTerm,
     SharedDecl,
@@ -151,7 +154,7 @@ def reg_prefix(thread: int, x86: bool) -> str:
 
 def placement(p: Placement) -> str:
     items = ["host"] if p.host else []
-    for key in ("cta", "gpu", "node"):
+    for key in ("cta", "cluster", "gpu", "node"):
         value = getattr(p, key)
         if value is not None:
             items.append(f"{key} {value}")
@@ -251,10 +254,18 @@ def instr(i: Instr) -> str:
         return "cp.async.bulk.commit_group"
     if isinstance(i, PtxMbarArrive):
         if i.expect_tx is not None:
-            return f"mbarrier.arrive.expect_tx.{i.sem}.cta {i.mbar}, {i.expect_tx}"
-        return f"mbarrier.arrive.{i.sem}.cta {i.mbar}"
+            return f"mbarrier.arrive.expect_tx.{i.sem}.{i.scope} {i.mbar}, {i.expect_tx}"
+        return f"mbarrier.arrive.{i.sem}.{i.scope} {i.mbar}"
     if isinstance(i, PtxMbarWait):
-        return f"mbarrier.wait.{i.sem}.cta {i.mbar}"
+        return f"mbarrier.wait.{i.sem}.{i.scope} {i.mbar}"
+    if isinstance(i, PtxMapa):
+        return f"mapa.shared::cluster {i.dst}, {i.target}, {i.rank}"
+    if isinstance(i, PtxClusterBarrier):
+        return f"barrier.cluster.{i.action}.{i.sem}"
+    if isinstance(i, PtxStoreAsync):
+        head = ("st.async" if i.op is None else "red.async.relaxed.cluster") + \
+            ".shared::cluster.mbarrier::complete_tx::bytes" + ("" if i.op is None else f".{i.op}")
+        return f"{head} {i.loc}, {value(i.value)}, {i.mbar}"
     if isinstance(i, PtxMbarInit):
         return f"mbarrier.init {i.mbar}" + (f", {i.count}" if i.count is not None else "")
     if isinstance(i, PtxGridDep):

@@ -129,9 +129,14 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
             for ref in _instr_locations(ins):
                 loc = str(ref)
                 if memory is not None:
-                    loc, _ = memory.locate(ref, _ptx_place(test, th))
-                    if ref.name in memory.shared:
-                        init_values[loc] = memory.shared[ref.name]
+                    loc, _ = memory.locate(ref, _ptx_place(test, th), th.index)
+                    word = memory.target(th.index, ref.name)
+                    if word in memory.shared:
+                        init_values[loc] = memory.shared[word]
+                if loc not in locations:
+                    locations.append(loc)
+            if memory is not None and isinstance(ins, A.PtxClusterBarrier):
+                loc = memory.cluster_barrier(_ptx_place(test, th))
                 if loc not in locations:
                     locations.append(loc)
     terms = list(_prop_terms(test.condition.prop)) + list(test.locations)
@@ -194,8 +199,8 @@ def _ptx_place(test: A.Test, th: A.Thread) -> Placement:
     """Where a thread of a PTX test runs (an unplaced one: CTA 0 of GPU 0)."""
     pl = th.placement
     if test.arch == "PTX" and pl.gpu is None and not pl.host:
-        return Placement(0 if pl.cta is None else pl.cta, 0, pl.node)
-    return Placement(pl.cta, pl.gpu, pl.node)
+        return Placement(0 if pl.cta is None else pl.cta, 0, pl.node, pl.cluster)
+    return Placement(pl.cta, pl.gpu, pl.node, pl.cluster)
 
 
 def _initial_writes(b: ProgramBuilder, locations: list[str], init_values: dict[str, int]
@@ -334,7 +339,7 @@ def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None
             place = Placement(None, None, pl.node)
         else:
             place = Placement(0 if pl.cta is None else pl.cta,
-                              pl.gpu if pl.gpu is not None else 0, pl.node)
+                              pl.gpu if pl.gpu is not None else 0, pl.node, pl.cluster)
         rank = place.gpu
         instrs = th.instrs
         labels = {ins.name: i for i, ins in enumerate(instrs) if isinstance(ins, A.Label)}

@@ -72,6 +72,7 @@ class Placement:
     cta: int | None
     gpu: int | None
     node: int | None
+    cluster: int | None = None  # the CTA's thread block cluster (None: the CTA alone)
 
 
 @dataclass
@@ -174,6 +175,7 @@ class PathState:
             instr=self.pc,
             scope=scope,
             cta=self.place.cta,
+            cluster=self.place.cluster,
             gpu=self.place.gpu,
             node=self.place.node,
             pos=pos,
@@ -190,7 +192,7 @@ class PathState:
         if agent:
             ev.parent = None
             if agent.startswith("nic") or agent.startswith("proxy"):
-                ev.cta = ev.gpu = None
+                ev.cta = ev.gpu = ev.cluster = None
         else:
             self.last = ev.eid
         for r in self.ctrl_reads:

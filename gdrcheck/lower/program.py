@@ -141,8 +141,9 @@ class Event:
     value: Expr | None = None  # value written (W)
     label: str = ""  # instruction text, for witnesses
     instr: int = -1  # index of the instruction in the thread
-    scope: str | None = None  # cta / gpu / sys for strong operations and fences
+    scope: str | None = None  # cta / cluster / gpu / sys for strong operations and fences
     cta: int | None = None
+    cluster: int | None = None  # the CTA's thread block cluster (None: a cluster of one CTA)
     gpu: int | None = None
     node: int | None = None
     pos: Pos = field(default=NOPOS)

@@ -71,10 +71,11 @@ from dataclasses import dataclass, field
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
+from gdrcheck.litmus.instructions import ClusterLayout, cluster_layout
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder
 from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal
 
-SCOPE_TAG = {"cta": "CTA", "gpu": "GPU", "sys": "SYS"}
+SCOPE_TAG = {"cta": "CTA", "cluster": "CLUSTER", "gpu": "GPU", "sys": "SYS"}
 PROXY_TAG = {"generic": None, "surface": "SUR", "texture": "TEX", "constant": "CON"}
 FENCE_TAGS = {
     "proxy.alias": {"PFALIAS"},
@@ -100,10 +101,54 @@ class Memory:
     shared: dict[str, int] = field(default_factory=dict)  # shared word -> initial value
     mbarriers: dict[str, int] = field(default_factory=dict)  # mbarrier -> arrivals/phase
     ranked: bool = False  # a GIN test: global locations are x@k (resolved by the dialect)
+    layout: ClusterLayout = field(default_factory=lambda: ClusterLayout({}, {}))
+    mapped: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
+    """(thread, mapa destination) -> (the shared word it maps, the CTA rank in the cluster)."""
+    cluster_threads: dict[tuple[int, object], int] = field(default_factory=dict)
+    """(gpu, cluster key) -> the test's threads in that cluster (barrier.cluster's count)."""
+
+    def _clusters(self, test: A.Test) -> None:
+        """The clusters, the mapa names and the thread count of each cluster."""
+        layout = cluster_layout(test.threads)
+        self.layout.members.update(layout.members)
+        self.layout.cluster_of.update(layout.cluster_of)
+        for th in test.threads:
+            if th.placement.host:
+                continue
+            gpu, cta = th.placement.gpu or 0, th.placement.cta or 0
+            key = self._cluster_key(gpu, cta)
+            self.cluster_threads[key] = self.cluster_threads.get(key, 0) + 1
+            for ins in th.instrs:
+                if isinstance(ins, A.PtxMapa):
+                    self.mapped[(th.index, ins.dst)] = (ins.target.name, ins.rank)
+
+    def _cluster_key(self, gpu: int, cta: int) -> tuple[int, object]:
+        k = self.layout.cluster_of.get((gpu, cta))
+        return (gpu, ("cta", cta) if k is None else k)
+
+    def target(self, thread: int, name: str) -> str:
+        """The shared word ``name`` is, or maps (a mapa destination of ``thread``)."""
+        return self.mapped.get((thread, name), (name, 0))[0]
+
+    def cluster_barrier(self, place: Placement) -> str:
+        """The word that counts the arrivals at barrier.cluster of the thread's cluster
+        (docs/ptx-clusters.md): ``barrier.cluster:clusterK`` (``:ctaC`` for a CTA launched
+        without a cluster; ``gpuG.`` before it off GPU 0, ``@G`` after it in a GIN test)."""
+        gpu, cta = place.gpu or 0, place.cta or 0
+        k = self.layout.cluster_of.get((gpu, cta))
+        word = f"cta{cta}" if k is None else f"cluster{k}"
+        if self.ranked:
+            return f"barrier.cluster:{word}@{gpu}"
+        return f"barrier.cluster:{word}" if gpu == 0 else f"barrier.cluster:gpu{gpu}.{word}"
+
+    def cluster_size(self, place: Placement) -> int:
+        """How many threads of the test are in the thread's cluster."""
+        return self.cluster_threads[self._cluster_key(place.gpu or 0, place.cta or 0)]
 
     @staticmethod
     def of(test: A.Test) -> Memory:
         mem = Memory()
+        mem._clusters(test)
         for item in test.init:
             if isinstance(item, A.InitLoc):
                 mem.physical[str(item.loc)] = str(item.loc)
@@ -125,6 +170,7 @@ class Memory:
         """The shared words and mbarriers of a GIN test (its global locations are the
         ranks' memory, x@k, named by the GIN lowering; virtual aliases are PTX only)."""
         mem = Memory(ranked=True)
+        mem._clusters(test)
         for item in test.init:
             if isinstance(item, A.AliasDecl):
                 raise UnsupportedError("virtual aliases are supported in PTX tests only",
@@ -149,10 +195,17 @@ class Memory:
         """The shared word a location is a CTA copy of, if it is one."""
         return loc.split(":", 1)[0] if ":" in loc else None
 
-    def locate(self, ref: A.LocRef, place: Placement) -> tuple[str, str | None]:
-        """The location of ``ref`` for a thread at ``place``, and its virtual address
-        when that differs."""
+    def locate(self, ref: A.LocRef, place: Placement,
+               thread: int = -1) -> tuple[str, str | None]:
+        """The location of ``ref`` for thread ``thread`` at ``place``, and its virtual
+        address when that differs. A mapa destination names the copy of its shared word in
+        the CTA of its rank in the thread's cluster (PTX ISA mapa, shared::cluster)."""
         name = str(ref)
+        if (thread, name) in self.mapped:
+            word, rank = self.mapped[(thread, name)]
+            gpu = place.gpu or 0
+            peer = self.layout.ctas(gpu, place.cta or 0)[rank]
+            return self.copy(word, Placement(peer, place.gpu, place.node, place.cluster)), None
         if self.is_shared(name):
             return self.copy(name, place), None
         loc = self.physical.get(name, name)
@@ -200,7 +253,10 @@ def loc_name(loc: A.LocRef) -> str:
     return str(loc)
 
 
-_ASYNC_INSTRS = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxMbarArrive, A.PtxMbarWait, A.PtxMbarInit)
+_ASYNC_INSTRS = (A.PtxBulkLoad, A.PtxBulkStore, A.PtxMbarArrive, A.PtxMbarWait, A.PtxMbarInit,
+                 A.PtxMapa, A.PtxClusterBarrier, A.PtxStoreAsync)
+CLUSTER_BARRIER = "barrier.cluster"
+"""The key of barrier.cluster in a path's wait counts (AsyncState.waits)."""
 
 
 def step(
@@ -212,10 +268,11 @@ def step(
 
     def where(ref: A.LocRef) -> tuple[str, str | None, set[str]]:
         """Location, virtual address and state-space tags of ``ref``."""
-        if memory is None or (memory.ranked and not memory.is_shared(str(ref))):
+        shared = memory is not None and memory.is_shared(memory.target(st.thread, str(ref)))
+        if memory is None or (memory.ranked and not shared):
             return resolve(ref), None, set()
-        loc, va = memory.locate(ref, st.place)
-        return loc, va, ({"SHARED"} if memory.is_shared(str(ref)) else set())
+        loc, va = memory.locate(ref, st.place, st.thread)
+        return loc, va, ({"SHARED"} if shared else set())
 
     if memory is None and isinstance(ins, _ASYNC_INSTRS):
         raise UnsupportedError("mbarriers and TMA copies are supported in PTX tests only",
@@ -255,12 +312,14 @@ def step(
     elif isinstance(ins, A.PtxBulkCommit):
         st.asyncs.groups.append([])
     elif isinstance(ins, A.PtxMbarArrive):
+        # the mbarrier may be a peer CTA's (a mapa name: a remote arrive, shared::cluster);
+        # .scope is .cta (the default) or .cluster (PTX ISA mbarrier.arrive)
         loc, _, _ = where(ins.mbar)
         sem = "REL" if ins.sem == "release" else "RLX"
-        tags = {"CTA", "ATOM", "MBAR", "MBARRIVE", "SHARED"}
-        rv = st.read(loc, tags | {"RLX"}, label, scope="cta", pos=ins.pos)
+        tags = {SCOPE_TAG[ins.scope], "ATOM", "MBAR", "MBARRIVE", "SHARED"}
+        rv = st.read(loc, tags | {"RLX"}, label, scope=ins.scope, pos=ins.pos)
         add = MBAR_UNIT - (ins.expect_tx or 0)
-        w = st.emit("W", loc, tags | {sem}, label, value=BinOp("add", rv, add), scope="cta",
+        w = st.emit("W", loc, tags | {sem}, label, value=BinOp("add", rv, add), scope=ins.scope,
                     pos=ins.pos)
         st.builder.rmw.add((rv.eid, w.eid))
     elif isinstance(ins, A.PtxMbarWait):
@@ -270,8 +329,8 @@ def step(
         phase = st.asyncs.waits.get(name, 0)
         st.asyncs.waits[name] = phase + 1
         sem = "ACQ" if ins.sem == "acquire" else "RLX"
-        rv = st.read(loc, {sem, "CTA", "MBAR", "MBWAIT", "SHARED"}, label, scope="cta",
-                     pos=ins.pos)
+        rv = st.read(loc, {sem, SCOPE_TAG[ins.scope], "MBAR", "MBWAIT", "SHARED"}, label,
+                     scope=ins.scope, pos=ins.pos)
         need = MBAR_UNIT * memory.mbarriers[name] * (phase + 1)
         if st.assume(CmpExpr("ge", rv, need)):
             yield st
@@ -286,6 +345,14 @@ def step(
                 pos=ins.pos)
         loc, _, _ = where(ins.mbar)
         st.emit("W", loc, {"WEAK", "MBINIT", "SHARED"}, label, value=0, pos=ins.pos)
+    elif isinstance(ins, A.PtxMapa):
+        pass  # an address computation: the accesses through it name the peer's copy
+    elif isinstance(ins, A.PtxClusterBarrier):
+        assert memory is not None
+        yield from _cluster_barrier(st, ins, label, memory)
+        return
+    elif isinstance(ins, A.PtxStoreAsync):
+        _store_async(st, ins, label, where)
     elif isinstance(ins, A.PtxGridDep):
         tag = "GDWAIT" if ins.action == "wait" else "GDLAUNCH"
         st.emit("F", None, {tag}, label, pos=ins.pos)
@@ -309,7 +376,7 @@ def step(
         st.builder.relations["aob"].update((e, w.eid) for e in done)
     elif isinstance(ins, A.PtxFence):
         if ins.kind == "mbarrier_init.release.cluster":
-            st.emit("F", None, {"MBINITF", "CTA"}, label, scope="cta", pos=ins.pos)
+            st.emit("F", None, {"MBINITF", "CLUSTER"}, label, scope="cluster", pos=ins.pos)
         elif ins.kind.startswith("proxy"):
             st.emit("F", None, {"PROXY"} | FENCE_TAGS.get(ins.kind, set()), label, pos=ins.pos)
         else:
@@ -402,14 +469,78 @@ def _bulk_load(st: PathState, ins: A.PtxBulkLoad, label: str, memory: Memory,
                 pos=ins.pos, agent="async")
     f = st.emit("F", None, {"PROXY", "PFASYNC", "PFSHARED", "PFGLOBAL", "PFIMPLICIT"}, label,
                 pos=ins.pos, agent="async")
-    tags = {"CTA", "ATOM", "MBAR", "MBCTX", "SHARED"}
-    cr = st.emit("R", mb, tags | {"RLX"}, label, scope="cta", pos=ins.pos, agent="async")
+    tags = {"CLUSTER", "ATOM", "MBAR", "MBCTX", "SHARED"}
+    cr = st.emit("R", mb, tags | {"RLX"}, label, scope="cluster", pos=ins.pos, agent="async")
     cw = st.emit("W", mb, tags | {"REL"}, label, value=BinOp("add", ReadVal(cr.eid), 1),
-                 scope="cta", pos=ins.pos, agent="async")
+                 scope="cluster", pos=ins.pos, agent="async")
     st.builder.rmw.add((cr.eid, cw.eid))
     aob = st.builder.relations["aob"]
     aob.update((p, e.eid) for p in prior for e in (r, w))
     ops = [r.eid, w.eid, f.eid, cr.eid, cw.eid]
+    aob.update((a, b) for i, a in enumerate(ops) for b in ops[i + 1:])
+
+
+def _cluster_barrier(st: PathState, ins: A.PtxClusterBarrier, label: str,
+                     memory: Memory) -> Iterator[PathState]:
+    """barrier.cluster (PTX ISA §9.7.13.3; docs/ptx-clusters.md) on a word of the cluster
+    that counts arrivals: an arrive is an atomic add of one at cluster scope (its write
+    ``REL`` by default, ``RLX`` with ``.relaxed``), a thread's k-th wait an acquire read at
+    cluster scope that blocks until every thread of the test in the cluster has arrived
+    k + 1 times. Tags ``CBAR`` with ``CBARRIVE`` or ``CBWAIT``."""
+    loc = memory.cluster_barrier(st.place)
+    if ins.action == "arrive":
+        tags = {"CLUSTER", "ATOM", "CBAR", "CBARRIVE"}
+        rv = st.read(loc, tags | {"RLX"}, label, scope="cluster", pos=ins.pos)
+        w = st.emit("W", loc, tags | {"REL" if ins.sem == "release" else "RLX"}, label,
+                    value=BinOp("add", rv, 1), scope="cluster", pos=ins.pos)
+        st.builder.rmw.add((rv.eid, w.eid))
+        yield st
+        return
+    phase = st.asyncs.waits.get(CLUSTER_BARRIER, 0)
+    st.asyncs.waits[CLUSTER_BARRIER] = phase + 1
+    rv = st.read(loc, {"ACQ", "CLUSTER", "CBAR", "CBWAIT"}, label, scope="cluster",
+                 pos=ins.pos)
+    if st.assume(CmpExpr("ge", rv, memory.cluster_size(st.place) * (phase + 1))):
+        yield st
+
+
+_RED_ASYNC_OP = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "or",
+                 "xor": "xor"}
+
+
+def _store_async(st: PathState, ins: A.PtxStoreAsync, label: str,
+                 where: Callable[[A.LocRef], tuple[str, str | None, set[str]]]) -> None:
+    """st.async / red.async (PTX ISA; docs/ptx-clusters.md): an asynchronous weak write
+    (st.async) or relaxed cluster-scope read-modify-write (red.async) of a shared word of a
+    CTA of the cluster, in the generic proxy, not in program order (ordered after the
+    thread's earlier events, aob), then a complete-tx of one transaction on the mbarrier
+    of that CTA, release at cluster scope, ordered after the write only (aob)."""
+    prior = st.before()
+    loc, _, space = where(ins.loc)
+    mb, _, _ = where(ins.mbar)
+    data: list[int] = []
+    if ins.op is None:
+        w = st.emit("W", loc, {"WEAK", "STASYNC"} | space, label, value=value(st, ins.value),
+                    pos=ins.pos, agent="async")
+        data.append(w.eid)
+    else:
+        tags = {"CLUSTER", "ATOM", "STASYNC"} | space
+        r = st.emit("R", loc, tags | {"RLX", "RED"}, label, scope="cluster", pos=ins.pos,
+                    agent="async")
+        w = st.emit("W", loc, tags | {"RLX"}, label,
+                    value=BinOp(_RED_ASYNC_OP[ins.op], ReadVal(r.eid), value(st, ins.value)),
+                    scope="cluster", pos=ins.pos, agent="async")
+        st.builder.rmw.add((r.eid, w.eid))
+        st.builder.data.add((r.eid, w.eid))
+        data += [r.eid, w.eid]
+    tags = {"CLUSTER", "ATOM", "MBAR", "MBCTX", "SHARED"}
+    cr = st.emit("R", mb, tags | {"RLX"}, label, scope="cluster", pos=ins.pos, agent="async")
+    cw = st.emit("W", mb, tags | {"REL"}, label, value=BinOp("add", ReadVal(cr.eid), 1),
+                 scope="cluster", pos=ins.pos, agent="async")
+    st.builder.rmw.add((cr.eid, cw.eid))
+    aob = st.builder.relations["aob"]
+    aob.update((p, e) for p in prior for e in data)
+    ops = data + [cr.eid, cw.eid]
     aob.update((a, b) for i, a in enumerate(ops) for b in ops[i + 1:])
 
 

@@ -45,24 +45,25 @@ CASES = [
     # instructions
     (ptx("st.weak x, 1", "foo.bar r0, x"), "4:17",
      "unknown instruction 'foo.bar' (PTX tests support ld, st, suld, sust, tld, ld.const (cold), "
-     "atom, red, cp.async.bulk, mbarrier, multimem, fence, membar, bar, barrier, griddepcontrol, "
-     "branches, goto and register ops)"),
+     "atom, red, cp.async.bulk, mbarrier, multimem, fence, membar, bar, barrier, barrier.cluster, "
+     "mapa, st.async, red.async, griddepcontrol, branches, goto and register ops)"),
     (ptx("st.weak x, 1", "ld.acquire r0, x"), "4:17",
-     "strong operation 'ld.acquire' needs a scope (.cta, .gpu or .sys)"),
+     "strong operation 'ld.acquire' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("st.release x, 1"), "4:2",
-     "strong operation 'st.release' needs a scope (.cta, .gpu or .sys)"),
+     "strong operation 'st.release' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("atom.acquire.add r0, x, 1"), "4:2",
-     "strong operation 'atom.acquire.add' needs a scope (.cta, .gpu or .sys)"),
-    (ptx("red.add x, 1"), "4:2", "strong operation 'red.add' needs a scope (.cta, .gpu or .sys)"),
-    (ptx("fence.sc"), "4:2", "'fence.sc' needs a scope (.cta, .gpu or .sys)"),
+     "strong operation 'atom.acquire.add' needs a scope (.cta, .cluster, .gpu or .sys)"),
+    (ptx("red.add x, 1"), "4:2",
+     "strong operation 'red.add' needs a scope (.cta, .cluster, .gpu or .sys)"),
+    (ptx("fence.sc"), "4:2", "'fence.sc' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("ld.weak.gpu r1, x"), "4:2", "'ld.weak.gpu': a .weak operation takes no scope"),
     (ptx("ld.gpu r1, x"), "4:2", "'ld.gpu': a scope needs a strong semantics (.relaxed, .acquire)"),
     (ptx("ld.foo.gpu r1, x"), "4:4",
      "unknown qualifier '.foo' in 'ld.foo.gpu' (ld accepts .weak, .relaxed, .acquire, .volatile, "
-     ".cta, .gpu, .sys, .const, .shared, .shared::cta)"),
+     ".cta, .cluster, .gpu, .sys, .const, .shared, .shared::cta, .shared::cluster)"),
     (ptx("st.acquire.gpu x, 1"), "4:4",
      "unknown qualifier '.acquire' in 'st.acquire.gpu' (st accepts .weak, .relaxed, .release, "
-     ".volatile, .cta, .gpu, .sys, .shared, .shared::cta)"),
+     ".volatile, .cta, .cluster, .gpu, .sys, .shared, .shared::cta, .shared::cluster)"),
     (ptx("ld.relaxed.acquire.gpu r1, x"), "4:12",
      "'ld.relaxed.acquire.gpu' has two semantics qualifiers ('.relaxed' and '.acquire')"),
     (ptx("atom.relaxed.gpu r0, x, 1"), "4:2",
@@ -158,12 +159,12 @@ CASES = [
     (table(" P0 | Q1 ;\n ld.weak r0, x | st.weak x, 1 ;\n"), "3:7",
      "expected a thread header such as P1 or P1@cta 0,gpu 0, found 'Q1'"),
     (table(" P0@cta 0,gpu 0,foo 1 ;\n ld.weak r0, x ;\n"), "3:17",
-     "unknown placement 'foo 1' in the header of P0 (expected 'cta N', 'gpu N', 'node N', "
-     "'grid N', 'host' or 'launched')"),
+     "unknown placement 'foo 1' in the header of P0 (expected 'cta N', 'cluster N', 'gpu N', "
+     "'node N', 'grid N', 'host' or 'launched')"),
     (table(" P0@cta 0,cta 1 ;\n ld.weak r0, x ;\n"), "3:11",
      "'cta' appears twice in the placement of P0"),
     (table(" P0@host,gpu 1 ;\n ld.weak r0, x ;\n"), "3:2",
-     "host thread P0 cannot have a cta or a gpu"),
+     "host thread P0 cannot have a cta, a cluster or a gpu"),
     (table(" P0 | ;\n ld.weak r0, x ;\n"), "3:7", "empty thread header: expected P1"),
     (table("", "exists (x = 1)"), "3:1",
      "expected the thread table (a header row such as 'P0 | P1 ;')"),
@@ -244,7 +245,8 @@ def test_rendering_shows_the_line_and_a_caret() -> None:
     with pytest.raises(LitmusError) as info:
         parse_litmus(ptx("st.weak x, 1", "ld.acquire r0, x"), "mp.litmus")
     assert info.value.render() == (
-        "mp.litmus:4:17: strong operation 'ld.acquire' needs a scope (.cta, .gpu or .sys)\n"
+        "mp.litmus:4:17: strong operation 'ld.acquire' needs a scope "
+        "(.cta, .cluster, .gpu or .sys)\n"
         "   st.weak x, 1 | ld.acquire r0, x ;\n"
         "                  ^"
     )

@@ -33,7 +33,7 @@ def test_init_is_a_weak_write_of_the_ctas_copy() -> None:
     assert {"WEAK", "MBINIT", "SHARED"} <= w0.tags and "MBAR" not in w0.tags
     f, = _by_label(prog, "fence.mbarrier_init.release.cluster")
     # a release restricted to the inits: not REL, so release-pattern does not take it
-    assert f.kind == "F" and "MBINITF" in f.tags and "REL" not in f.tags and f.scope == "cta"
+    assert f.kind == "F" and "MBINITF" in f.tags and "REL" not in f.tags and f.scope == "cluster"
 
 
 def test_an_init_count_other_than_the_declared_one_is_an_error() -> None:

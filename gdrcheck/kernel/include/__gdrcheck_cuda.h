@@ -39,6 +39,21 @@ __GDRCHECK_API void __threadfence_block(void) { asm volatile("fence.sc.cta;" :::
 __GDRCHECK_API void __threadfence(void) { asm volatile("fence.sc.gpu;" ::: "memory"); }
 __GDRCHECK_API void __threadfence_system(void) { asm volatile("fence.sc.sys;" ::: "memory"); }
 
+/* PTX ISA §9.7.13.3 barrier.cluster (sm_90), CUDA's __cluster_barrier_* builtins: arrive
+ * (.release by default, or .relaxed) and wait (.acquire). A configuration places no thread
+ * block clusters (no --cluster option): each CTA is a cluster of its own, as in a launch
+ * without cluster dimensions, so these synchronise the CTA's threads (docs/ptx-clusters.md).
+ * mapa (a peer CTA's shared memory) has no wrapper: its result is an address. */
+__GDRCHECK_API void __cluster_barrier_arrive(void) {
+    asm volatile("barrier.cluster.arrive;" ::: "memory");
+}
+__GDRCHECK_API void __cluster_barrier_arrive_relaxed(void) {
+    asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+}
+__GDRCHECK_API void __cluster_barrier_wait(void) {
+    asm volatile("barrier.cluster.wait;" ::: "memory");
+}
+
 /* ---- atomic functions -----------------------------------------------------------------
  * CUDA C++ Programming Guide, "Atomic Functions": relaxed, device scope; the _block and
  * _system variants have block and system scope. */
