@@ -235,6 +235,10 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
         cfg = replace(cfg, batch=batch)
     if stress is not None:
         cfg = replace(cfg, stress=stress)
+    if any(th.placement.grid for th in test.threads):  # PDL: one launch per grid (pdl.py)
+        from gdrcheck.hw.pdl import run_pdl
+
+        return run_pdl(cp, test, iterations, cfg, seed=seed, stand_in=stand_in)
     k: Kernel = generate(test, stand_in=stand_in, ipb=cfg.ipb, multi_gpu=not stand_in)
     stride = cfg.stride
     if k.bulk and stride % 4:
