@@ -7,11 +7,11 @@ CTAs are renumbered grid by grid (so that each grid's CTA groups are consecutive
 grid placements are dropped. It is launched once per grid, in grid order, on one stream,
 each launch playing its grid's groups (``group_first``, ``group_count``) for the same ``n``
 instances, into the same output and the same locations; the histogram is taken after the
-stream has drained. Every launch after the first carries the launch attribute
-``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` = 1 (CUDA Driver API, Execution
-Control, ``cuLaunchKernelEx`` and ``CUlaunchAttributeID``; cuda.h of CUDA 13.0), passed to
-``cuLaunchKernelEx`` through ctypes on libcuda: CuPy's RawKernel takes no launch
-attributes.
+stream has drained (gdrcheck/hw/run.py, ``run_grids``). Every launch after the first
+carries the launch attribute ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` = 1
+(CUDA Driver API, Execution Control, ``cuLaunchKernelEx`` and ``CUlaunchAttributeID``;
+cuda.h of CUDA 13.0), passed to ``cuLaunchKernelEx`` through ctypes on libcuda: CuPy's
+RawKernel takes no launch attributes.
 
 ``griddepcontrol.wait`` is inline PTX (codegen.py). ``griddepcontrol.launch_dependents``
 is the macro ``GDC_LAUNCH_DEPENDENTS`` defined here: a CTA triggers at its first
@@ -29,17 +29,12 @@ occurs after all thread blocks in the primary kernel exit").
 from __future__ import annotations
 
 import ctypes as C
-import time
-from collections import Counter
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.hw.codegen import Kernel, generate
 from gdrcheck.litmus import ast as A
-
-if TYPE_CHECKING:
-    from gdrcheck.hw.run import Config, HwResult
 
 CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6  # cuda.h, CUlaunchAttributeID
 
@@ -119,6 +114,10 @@ def unpack_params(packed: Packed) -> dict[str, int]:
     return out
 
 
+class DriverMissing(OSError):
+    """No libcuda on this machine (gdrcheck/hw/run.py makes it the "no GPU" error)."""
+
+
 class Driver:
     """``cuLaunchKernelEx`` of libcuda, through ctypes."""
 
@@ -127,9 +126,8 @@ class Driver:
             try:
                 lib = C.CDLL("libcuda.so.1")
             except OSError as exc:
-                from gdrcheck.hw.run import NoGpu
-
-                raise NoGpu(f"gdrcheck hw needs the CUDA driver (libcuda): {exc}") from None
+                raise DriverMissing(f"gdrcheck hw needs the CUDA driver (libcuda): {exc}") \
+                    from None
         self.lib = lib
         fn = lib.cuLaunchKernelEx
         fn.argtypes = [C.POINTER(LaunchConfig), C.c_void_p, C.POINTER(C.c_void_p),
@@ -219,121 +217,3 @@ def reversed_pairing(a: int, b: int, n: int) -> tuple[int, int]:
     """The affine map ``s -> (a' s + b') mod n`` with which slot ``s`` plays the instance
     that slot ``n - 1 - s`` plays under ``(a, b)``."""
     return (-a) % n, (a * (n - 1) + b) % n
-
-
-def run_pdl(cp: Any, test: A.Test, iterations: int, cfg: Config, seed: int = 1,
-            stand_in: bool = False, driver: Driver | None = None) -> HwResult:
-    """Run ``test`` (threads in several grids) ``iterations`` times: per batch of ``n``
-    instances, one launch per grid on one stream (the later ones with programmatic stream
-    serialization), then the histogram over the output both wrote. Returns an HwResult."""
-    import numpy as np
-
-    from gdrcheck.engine.observe import Observables
-    from gdrcheck.hw.run import HwResult, _coprime, _DoubleMap, _histogram, state_key
-
-    pk = generate_pdl(test, ipb=cfg.ipb, stand_in=stand_in)
-    k = pk.kernel
-    drv = driver or Driver()
-    stride = cfg.stride + (-cfg.stride % 4 if k.bulk else 0)
-    device = cp.cuda.Device().id
-    props = cp.cuda.runtime.getDeviceProperties(device)
-    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    if (props["major"], props["minor"]) < (9, 0):
-        raise UnsupportedError(f"programmatic dependent launch needs sm_90 (this GPU: "
-                               f"sm_{props['major']}{props['minor']})", test.path)
-    module = cp.RawModule(code=k.source, options=(f"-arch=sm_{props['major']}{props['minor']}",),
-                          name_expressions=None)
-    function = int(module.get_function("litmus").kernel.ptr)
-    obs = Observables(test)
-    names = list(obs.terms)
-    nlocs = max(1, len(k.locations))
-    nregs = max(1, len(k.regs))
-    nout = nregs + 1
-    reg_slot = {f"{t}:{r}": i for i, (t, r) in enumerate(k.regs)}
-    loc_slot = {n: i for i, n in enumerate(k.locations)}
-    rng = np.random.default_rng(seed)
-    hist: Counter[tuple[int, ...]] = Counter()
-    scratch_words = 1 << 20
-    n_max = min(cfg.batch, iterations)
-    words = n_max * nlocs * stride
-    per_grid = -(-n_max // cfg.ipb)
-    stream = cp.cuda.Stream(non_blocking=True)  # every step of the run in this one stream
-    dmap = None
-    timeouts = 0
-    t0 = time.perf_counter()
-    with stream:
-        if k.aliases:
-            dmap = _DoubleMap(words * 4, device)
-            locs, alocs = dmap.arrays(cp, words)
-        else:
-            locs = alocs = cp.zeros(words, dtype=cp.int32)
-        out = cp.zeros(n_max * nout, dtype=cp.int32)
-        scratch = cp.zeros(scratch_words, dtype=cp.int32)
-        # per grid: the instance barrier (n words), then a trigger counter per block
-        bars = [cp.zeros(n_max + cfg.stress + count * per_grid, dtype=cp.int32)
-                for _, count in pk.launches]
-        lbase = cp.asarray(np.array([locs.data.ptr], dtype=np.int64))
-        done = 0
-        while done < iterations:
-            n = min(n_max, iterations - done)
-            lv = locs[:n * nlocs * stride]
-            lv.fill(0)
-            view = (lv.reshape(nlocs, n, stride) if cfg.layout else
-                    lv.reshape(n, nlocs, stride).transpose(1, 0, 2))
-            for loc, v in k.init.items():
-                view[loc_slot[loc], :, 0] = v
-            out[:n * nout].fill(0)
-            blocks = [(cfg.stress if i == 0 else 0) + count * -(-n // cfg.ipb)
-                      for i, (_, count) in enumerate(pk.launches)]
-            for i, bar in enumerate(bars):
-                # the barrier counts only this grid's threads: a partner in a later grid
-                # cannot start before this grid triggers
-                bar[:n].fill(len(test.threads) - pk.grid_threads[i])
-                bar[n:n + blocks[i]].fill(0)
-            aff = [x for _ in k.groups for x in (_coprime(rng, n), int(rng.integers(n)))]
-            first0 = pk.launches[0][0]
-            for first, _ in pk.launches[1:]:
-                # the first CTA group of a later grid plays the instances of grid 0's first
-                # group in reverse slot order: its first blocks, which start first, meet
-                # the primary's last blocks, the only ones that may still be running
-                aff[2 * first], aff[2 * first + 1] = reversed_pairing(
-                    aff[2 * first0], aff[2 * first0 + 1], n)
-            d_aff = cp.asarray(np.array(aff, dtype=np.int64))
-            for i, (first, count) in enumerate(pk.launches):
-                args = {"locs": lv.data.ptr, "alocs": alocs.data.ptr, "out": out.data.ptr,
-                        "bar": bars[i].data.ptr, "aff": d_aff.data.ptr, "n": n,
-                        "stride": stride, "layout": cfg.layout, "sync_limit": cfg.sync_limit,
-                        "scratch": scratch.data.ptr, "scratch_words": scratch_words,
-                        "stress_blocks": cfg.stress if i == 0 else 0,
-                        "stress_mode": cfg.stress_mode, "lbase": lbase.data.ptr,
-                        "group_first": first, "group_count": count}
-                drv.launch(function, pack_launch(blocks[i], cfg.ipb * k.warps, stream.ptr,
-                                                 args, pdl=i > 0))
-            stream.synchronize()  # every grid of the batch has completed
-            regs = out[:n * nout].reshape(n, nout)
-            cols = []
-            for term in names:
-                if term in reg_slot:
-                    cols.append(regs[:, reg_slot[term]])
-                elif term in loc_slot:
-                    cols.append(view[loc_slot[term], :, 0])
-                else:
-                    cols.append(cp.zeros(n, dtype=cp.int32))
-            valid = regs[:, nregs] == 0
-            timeouts += int(n - int(valid.sum()))
-            for st, c in _histogram(cp, np, cols, valid, n):
-                hist[st] += c
-            done += n
-        stream.synchronize()
-    secs = time.perf_counter() - t0
-    if dmap is not None:
-        dmap.close()
-    positive = sum(c for st, c in hist.items()
-                   if obs.eval_state(test.condition.prop, tuple(zip(names, st, strict=True))))
-    res = HwResult(test.name, test.path, iterations - timeouts,
-                   {state_key(names, st): c for st, c in sorted(hist.items())},
-                   positive, secs, name, source=k.source)
-    res.config = (f"{cfg.label()} pdl: {len(pk.grids)} launches of one stream, "
-                  "the later grids' first CTA paired in reverse")
-    res.timeouts = timeouts
-    return res
