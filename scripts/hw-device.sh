@@ -17,7 +17,10 @@ if [ ${#files[@]} -eq 0 ]; then
       python3 -m gdrcheck.cli generate "$c" --dialect ptx --scope $sc > "/tmp/gen/$sc-${c// /+}.litmus"
     done
   done
-  files=(litmus/ptx/*.litmus /tmp/gen/*.litmus)
+  # and the programmatic-dependent-launch tests (one launch per grid, gdrcheck/hw/pdl.py)
+  files=(litmus/ptx/*.litmus /tmp/gen/*.litmus litmus/ptx75/PDL*.litmus
+         litmus/realbugs/*pdl*.litmus)
+  pdl_wave=1
 fi
 out=${OUT:-/tmp/hwout}; mkdir -p "$out/kernels"
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader;
@@ -26,6 +29,15 @@ out=${OUT:-/tmp/hwout}; mkdir -p "$out/kernels"
 python3 -m gdrcheck.cli hw run "${files[@]}" --iterations "$iters" --stress "$stress" \
   --results "$out/hw.jsonl" --kernels "$out/kernels" > "$out/hw.txt" 2> "$out/hw.err"
 rc=$?
+if [ "${pdl_wave:-0}" = 1 ]; then
+  # the PDL tests again with a primary that fits on the GPU in one wave (132 SMs x 16
+  # blocks of 64 threads: half of sm_90's 32 resident blocks per SM, the other half free
+  # for the secondary; docs/hardware.md, "Programmatic dependent launch")
+  python3 -m gdrcheck.cli hw run litmus/ptx75/PDL*.litmus litmus/realbugs/*pdl*.litmus \
+    --iterations "$iters" --batch 135168 --ipb 64 --stride 16 --layout loc-major --sync 64 \
+    --results "$out/hw.jsonl" >> "$out/hw.txt" 2>> "$out/hw.err"
+  rc2=$?; [ $rc -eq 0 ] && rc=$rc2
+fi
 tar -C "$out" -czf "$out/kernels.tgz" kernels && rm -rf "$out/kernels"
 cat "$out/env.txt"; grep -E "^(Observation|SOUNDNESS|Model)" "$out/hw.txt" | tail -120
 tail -5 "$out/hw.err"; echo "rc=$rc"

@@ -235,6 +235,8 @@ def run_test(test: A.Test, iterations: int = 100_000, batch: int | None = None,
         cfg = replace(cfg, batch=batch)
     if stress is not None:
         cfg = replace(cfg, stress=stress)
+    if any(th.placement.grid for th in test.threads):  # PDL: one launch per grid (pdl.py)
+        return run_grids(cp, test, iterations, cfg, seed=seed, stand_in=stand_in)
     k: Kernel = generate(test, stand_in=stand_in, ipb=cfg.ipb, multi_gpu=not stand_in)
     stride = cfg.stride
     if k.bulk and stride % 4:
@@ -420,4 +422,126 @@ def check_states(res: HwResult, test: A.Test, model: str = "ptx") -> HwResult:
     res.model = model
     res.model_verdict = r.verdict
     res.forbidden_states = sorted(s for s in res.histogram if s not in allowed)
+    return res
+
+
+def run_grids(cp: Any, test: A.Test, iterations: int, cfg: Config, seed: int = 1,
+              stand_in: bool = False) -> HwResult:
+    """Run ``test`` (threads in several grids, gdrcheck/hw/pdl.py) ``iterations`` times:
+    per batch of ``n`` instances, one launch per grid on one stream (the later ones with
+    programmatic stream serialization), then the histogram over the output they all wrote,
+    once the stream has drained."""
+    import numpy as np
+
+    from gdrcheck.engine.observe import Observables
+    from gdrcheck.hw import pdl
+
+    pk = pdl.generate_pdl(test, ipb=cfg.ipb, stand_in=stand_in)
+    k = pk.kernel
+    try:
+        drv = pdl.Driver()
+    except pdl.DriverMissing as exc:
+        raise NoGpu(str(exc)) from None
+    stride = cfg.stride + (-cfg.stride % 4 if k.bulk else 0)
+    device = cp.cuda.Device().id
+    props = cp.cuda.runtime.getDeviceProperties(device)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    if (props["major"], props["minor"]) < (9, 0):
+        raise UnsupportedError(f"programmatic dependent launch needs sm_90 (this GPU: "
+                               f"sm_{props['major']}{props['minor']})", test.path)
+    module = cp.RawModule(code=k.source, options=(f"-arch=sm_{props['major']}{props['minor']}",),
+                          name_expressions=None)
+    function = int(module.get_function("litmus").kernel.ptr)
+    obs = Observables(test)
+    names = list(obs.terms)
+    nlocs = max(1, len(k.locations))
+    nregs = max(1, len(k.regs))
+    nout = nregs + 1
+    reg_slot = {f"{t}:{r}": i for i, (t, r) in enumerate(k.regs)}
+    loc_slot = {n: i for i, n in enumerate(k.locations)}
+    rng = np.random.default_rng(seed)
+    hist: Counter[tuple[int, ...]] = Counter()
+    scratch_words = 1 << 20
+    n_max = min(cfg.batch, iterations)
+    words = n_max * nlocs * stride
+    per_grid = -(-n_max // cfg.ipb)
+    stream = cp.cuda.Stream(non_blocking=True)  # every step of the run in this one stream
+    dmap = None
+    timeouts = 0
+    t0 = time.perf_counter()
+    with stream:
+        if k.aliases:
+            dmap = _DoubleMap(words * 4, device)
+            locs, alocs = dmap.arrays(cp, words)
+        else:
+            locs = alocs = cp.zeros(words, dtype=cp.int32)
+        out = cp.zeros(n_max * nout, dtype=cp.int32)
+        scratch = cp.zeros(scratch_words, dtype=cp.int32)
+        # per grid: the instance barrier (n words), then a trigger counter per block
+        bars = [cp.zeros(n_max + cfg.stress + count * per_grid, dtype=cp.int32)
+                for _, count in pk.launches]
+        lbase = cp.asarray(np.array([locs.data.ptr], dtype=np.int64))
+        done = 0
+        while done < iterations:
+            n = min(n_max, iterations - done)
+            lv = locs[:n * nlocs * stride]
+            lv.fill(0)
+            view = (lv.reshape(nlocs, n, stride) if cfg.layout else
+                    lv.reshape(n, nlocs, stride).transpose(1, 0, 2))
+            for loc, v in k.init.items():
+                view[loc_slot[loc], :, 0] = v
+            out[:n * nout].fill(0)
+            blocks = [(cfg.stress if i == 0 else 0) + count * -(-n // cfg.ipb)
+                      for i, (_, count) in enumerate(pk.launches)]
+            for i, bar in enumerate(bars):
+                # the barrier counts only this grid's threads: a partner in a later grid
+                # cannot start before this grid triggers
+                bar[:n].fill(len(test.threads) - pk.grid_threads[i])
+                bar[n:n + blocks[i]].fill(0)
+            aff = [x for _ in k.groups for x in (_coprime(rng, n), int(rng.integers(n)))]
+            first0 = pk.launches[0][0]
+            for first, _ in pk.launches[1:]:
+                # the first CTA group of a later grid plays the instances of grid 0's first
+                # group in reverse slot order: its first blocks, which start first, meet
+                # the primary's last blocks, the only ones that may still be running
+                aff[2 * first], aff[2 * first + 1] = pdl.reversed_pairing(
+                    aff[2 * first0], aff[2 * first0 + 1], n)
+            d_aff = cp.asarray(np.array(aff, dtype=np.int64))
+            for i, (first, count) in enumerate(pk.launches):
+                args = {"locs": lv.data.ptr, "alocs": alocs.data.ptr, "out": out.data.ptr,
+                        "bar": bars[i].data.ptr, "aff": d_aff.data.ptr, "n": n,
+                        "stride": stride, "layout": cfg.layout, "sync_limit": cfg.sync_limit,
+                        "scratch": scratch.data.ptr, "scratch_words": scratch_words,
+                        "stress_blocks": cfg.stress if i == 0 else 0,
+                        "stress_mode": cfg.stress_mode, "lbase": lbase.data.ptr,
+                        "group_first": first, "group_count": count}
+                drv.launch(function, pdl.pack_launch(blocks[i], cfg.ipb * k.warps, stream.ptr,
+                                                 args, pdl=i > 0))
+            stream.synchronize()  # every grid of the batch has completed
+            regs = out[:n * nout].reshape(n, nout)
+            cols = []
+            for term in names:
+                if term in reg_slot:
+                    cols.append(regs[:, reg_slot[term]])
+                elif term in loc_slot:
+                    cols.append(view[loc_slot[term], :, 0])
+                else:
+                    cols.append(cp.zeros(n, dtype=cp.int32))
+            valid = regs[:, nregs] == 0
+            timeouts += int(n - int(valid.sum()))
+            for st, c in _histogram(cp, np, cols, valid, n):
+                hist[st] += c
+            done += n
+        stream.synchronize()
+    secs = time.perf_counter() - t0
+    if dmap is not None:
+        dmap.close()
+    positive = sum(c for st, c in hist.items()
+                   if obs.eval_state(test.condition.prop, tuple(zip(names, st, strict=True))))
+    res = HwResult(test.name, test.path, iterations - timeouts,
+                   {state_key(names, st): c for st, c in sorted(hist.items())},
+                   positive, secs, name, source=k.source)
+    res.config = (f"{cfg.label()} pdl: {len(pk.grids)} launches of one stream, "
+                  "the later grids' first CTA paired in reverse")
+    res.timeouts = timeouts
     return res
