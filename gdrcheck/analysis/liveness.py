@@ -29,6 +29,22 @@ from gdrcheck.lower.program import Leaf, Program, WaitSite
 
 
 @dataclass(frozen=True)
+class KeptRead:
+    """One read a stuck thread repeats forever, and the coherence order of its location."""
+
+    read: int
+    loc: str
+    value: int | None
+    source: int
+    """The write it reads: the last one to ``loc`` in coherence order."""
+    co: tuple[int, ...]
+    """The writes to ``loc`` in coherence order, the initial one first, ``source`` last."""
+    overwritten: tuple[int, ...] = ()
+    """Writes of another value to ``loc`` that coherence puts before ``source``: values
+    the thread would have needed to see, overwritten."""
+
+
+@dataclass(frozen=True)
 class StuckThread:
     """One thread that waits or spins forever in the hang's execution."""
 
@@ -36,6 +52,8 @@ class StuckThread:
     kind: str  # "wait" | "spin"
     reads: tuple[tuple[str, int | None, str], ...] = ()
     """(location, value, the write it reads, as ``eN (label)``) of every polled read."""
+    kept: tuple[KeptRead, ...] = ()
+    """The same reads with their coherence order (what ``gdrcheck explain`` shows)."""
 
     def __str__(self) -> str:
         what = "waits forever at" if self.kind == "wait" else "spins forever at"
@@ -71,7 +89,15 @@ def _stuck(found: Search, prog: Program) -> list[StuckThread]:
             continue
         reads = tuple((prog.events[r].loc or "?", value.get(r),
                        f"e{src} ({prog.events[src].label})") for r, src in st.reads)
-        out.append(StuckThread(site, "spin" if lf.spin is not None else "wait", reads))
+        kept = []
+        for r, src in st.reads:
+            loc = prog.events[r].loc or "?"
+            order = tuple(w.co.get(loc, [src])) if w is not None else (src,)
+            before = order[:order.index(src)] if src in order else ()
+            kept.append(KeptRead(r, loc, value.get(r), src, order, tuple(
+                x for x in before if value.get(x) != value.get(src))))
+        out.append(StuckThread(site, "spin" if lf.spin is not None else "wait", reads,
+                               tuple(kept)))
     return out
 
 
@@ -133,3 +159,80 @@ def liveness(test: A.Test, loaded: LoadedModel, chosen: frozenset[str],
     return Liveness("Unknown", engine=engine, reason=(
         f"--unroll {options.unroll} cut an execution of a loop that goes on "
         f"({'; '.join(loops)}): a larger bound may find a hang"))
+
+
+# --------------------------------------------------------------------------
+# The stuck execution in words (gdrcheck explain --liveness)
+# --------------------------------------------------------------------------
+
+
+def who(w: Witness, eid: int) -> str:
+    """An event of ``w`` in the domain's words: ``e7 (P1's st.relaxed.sys S, 0)``,
+    ``e5 (P0's shmem.put_signal ... (signal S@1 W, performed by nic0.shmem.1))``,
+    ``e13 (the initial value 0)``."""
+    e = next((x for x in w.events if x.eid == eid), None)
+    if e is None:
+        return f"e{eid}"
+    if e.thread < 0:
+        return f"e{eid} (the initial value {e.value})"
+    instr, _, part = e.label.partition(" / ")
+    by = f", performed by {e.agent}" if e.agent else ""
+    inner = f" ({part}{by})" if part or by else ""
+    return f"e{eid} (P{e.thread}'s {instr}{inner})"
+
+
+@dataclass
+class HangExplanation:
+    """Why a test may hang under one model: the stuck execution and, for each stuck
+    thread, what it keeps reading, from which write, and why no later write changes it."""
+
+    model: str
+    answer: str  # Hang | Live | Unknown
+    stuck: list[StuckThread] = field(default_factory=list)
+    why: list[list[str]] = field(default_factory=list)
+    """Per stuck thread, in the domain's words."""
+    others: list[str] = field(default_factory=list)
+    """The threads that are not stuck: each has ended."""
+    witness: Witness | None = None
+    reason: str | None = None
+    engine: str = ""
+
+
+def explain_hang(ans: Liveness, test: A.Test, model: str) -> HangExplanation:
+    """The words of ``ans`` (the :func:`liveness` answer for ``test`` under ``model``)."""
+    out = HangExplanation(model, ans.answer, list(ans.stuck), witness=ans.witness,
+                          reason=ans.reason, engine=ans.engine)
+    w = ans.witness
+    if ans.answer != "Hang" or w is None:
+        return out
+    stuck = {s.site.thread for s in ans.stuck}
+    nic = any(e.agent for e in w.events)
+    for s in ans.stuck:
+        lines = []
+        for k in s.kept:
+            lines.append(f"it keeps reading {k.loc} = {k.value} (e{k.read}) from "
+                         f"{who(w, k.source)}")
+            if len(k.co) > 1:
+                lines.append(f"e{k.source} is the last write to {k.loc} in coherence "
+                             "order (" + " < ".join(f"e{x}" for x in k.co) + "): the "
+                             "model lets it come last, this execution is consistent")
+            else:
+                lines.append(f"no thread writes {k.loc}: it keeps its initial value")
+            for x in k.overwritten:
+                lines.append(f"{who(w, x)} came before it in coherence: e{k.source} "
+                             f"overwrote it, nothing ordering e{k.source} before it")
+        if s.kind == "spin":
+            lines.append("each iteration of the loop reads these values again and leaves "
+                         "its registers as they were: it repeats forever")
+        else:
+            lines.append("the wait's condition fails on these values: it re-reads them "
+                         "forever")
+        rest = "every other thread has ended" + (" or is stuck too" if len(stuck) > 1
+                                                 else "")
+        if nic:
+            rest += (", and every posted NIC operation has been performed (eventual "
+                     "delivery)")
+        lines.append(f"no later write can change what it reads: {rest}")
+        out.why.append(lines)
+    out.others = [f"P{t} has ended" for t in range(len(test.threads)) if t not in stuck]
+    return out
