@@ -42,6 +42,9 @@ class KeptRead:
     overwritten: tuple[int, ...] = ()
     """Writes of another value to ``loc`` that coherence puts before ``source``: values
     the thread would have needed to see, overwritten."""
+    stale: bool = False
+    """``source`` is not the last write: a weak load that keeps a stale value forever
+    (the ``weak-poll`` variant)."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,10 @@ class StuckThread:
     def __str__(self) -> str:
         what = "waits forever at" if self.kind == "wait" else "spins forever at"
         seen = ", ".join(f"{loc}={v} from {src}" for loc, v, src in self.reads)
+        last = ("stale values a weak load keeps (weak-poll)" if any(k.stale for k in self.kept)
+                else "the last writes")
         return f"P{self.site.thread} {what} row {self.site.row}: {self.site.text}" + (
-            f" (reads {seen}, the last writes)" if seen else "")
+            f" (reads {seen}, {last})" if seen else "")
 
 
 @dataclass
@@ -95,7 +100,8 @@ def _stuck(found: Search, prog: Program) -> list[StuckThread]:
             order = tuple(w.co.get(loc, [src])) if w is not None else (src,)
             before = order[:order.index(src)] if src in order else ()
             kept.append(KeptRead(r, loc, value.get(r), src, order, tuple(
-                x for x in before if value.get(x) != value.get(src))))
+                x for x in before if value.get(x) != value.get(src)),
+                bool(order) and order[-1] != src))
         out.append(StuckThread(site, "spin" if lf.spin is not None else "wait", reads,
                                tuple(kept)))
     return out
@@ -107,6 +113,20 @@ def _engine(options: CheckOptions, prog: Program) -> str:
     from gdrcheck.engine.explicit import candidate_bound
 
     return "explicit" if candidate_bound(prog) <= AUTO_EXPLICIT_BOUND else "smt"
+
+
+WEAK_POLL = "weak-poll"
+"""The variant (specs/ptx.cat, specs/ptx75.cat) under which a weak load polled forever may
+keep reading a stale value (docs/liveness.md, "Progress model")."""
+
+
+def stale_reads(prog: Program, chosen: frozenset[str]) -> frozenset[int]:
+    """The polled reads exempt from reading the last write: under ``weak-poll``, a
+    thread's own weak loads (PTX ``ld``/``ld.weak``: tag WEAK, not of an agent)."""
+    if WEAK_POLL not in chosen:
+        return frozenset()
+    return frozenset(r for lf in prog.leaves for r in lf.polled()
+                     if "WEAK" in prog.events[r].tags and not prog.events[r].agent)
 
 
 def _kept(prog: Program) -> list[Leaf]:
@@ -131,7 +151,7 @@ def liveness(test: A.Test, loaded: LoadedModel, chosen: frozenset[str],
             engine = _engine(options, relaxed)
             fair = conditions(_kept(relaxed), FAIR)
             found = search(engine, relaxed, loaded.stmts, chosen, test, fair, fair,
-                           loaded.path_of, deadline)
+                           loaded.path_of, deadline, stale_reads(relaxed, chosen))
             if found.answer == "Found":
                 return Liveness("Hang", _stuck(found, prog), found.witness, engine=engine)
             if found.answer == "Unknown":
@@ -212,7 +232,13 @@ def explain_hang(ans: Liveness, test: A.Test, model: str) -> HangExplanation:
         for k in s.kept:
             lines.append(f"it keeps reading {k.loc} = {k.value} (e{k.read}) from "
                          f"{who(w, k.source)}")
-            if len(k.co) > 1:
+            if k.stale:
+                later = k.co[k.co.index(k.source) + 1:] if k.source in k.co else k.co
+                lines.append("it is a weak load that keeps a stale value: "
+                             + ", ".join(who(w, x) for x in later) + " came later in "
+                             "coherence and never reaches it (the weak-poll variant: ld.ca "
+                             "may keep reading a stale L1 line, PTX ISA, Cache Operators)")
+            elif len(k.co) > 1:
                 lines.append(f"e{k.source} is the last write to {k.loc} in coherence "
                              "order (" + " < ".join(f"e{x}" for x in k.co) + "): the "
                              "model lets it come last, this execution is consistent")
