@@ -237,7 +237,7 @@ def explain_hang(ans: Liveness, test: A.Test, model: str) -> HangExplanation:
                 lines.append("it is a weak load that keeps a stale value: "
                              + ", ".join(who(w, x) for x in later) + " came later in "
                              "coherence and never reaches it (the weak-poll variant: ld.ca "
-                             "may keep reading a stale L1 line, PTX ISA, Cache Operators)")
+                             "may keep reading a stale L1 line, PTX ISA §9.7.9.1 Cache Operators)")
             elif len(k.co) > 1:
                 lines.append(f"e{k.source} is the last write to {k.loc} in coherence "
                              "order (" + " < ".join(f"e{x}" for x in k.co) + "): the "
