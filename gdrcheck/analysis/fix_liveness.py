@@ -114,7 +114,7 @@ def _tickets(test: A.Test) -> Iterator[tuple[Edit, ...]]:
                 continue
             yield (Edit("ticket-wait", TICKET_COST, t, i, "replace",
                         A.Branch("ne", br.a, tickets[-1].dst, br.target, br.pos),
-                        f"spin until the word is back to the ticket {tickets[-1].dst} "
+                        f"spin until the word is back to the ticket {tickets[-1].dst.name} "
                         "(the value this thread fetched)"),)
 
 
