@@ -22,15 +22,17 @@ minimal: every cheaper one was checked or excluded.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import z3
 
-from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.check import check_test, prepare
 from gdrcheck.analysis.fix import MAX_QUERIES, FixResult, Repair, _left
 from gdrcheck.analysis.fix_text import repair_text
+from gdrcheck.analysis.liveness import liveness
 from gdrcheck.analysis.models import ModelSpec, expected_verdict
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.analysis.strengthen import Edit, candidates
@@ -174,23 +176,34 @@ def _want(test: A.Test, spec: ModelSpec) -> Verdict:
 
 
 def judge(test: A.Test, specs: Sequence[ModelSpec], options: CheckOptions,
-          budget: Deadline | None = None) -> tuple[dict[str, str], str]:
+          budget: Deadline | None = None, full: bool = False) -> tuple[dict[str, str], str]:
     """The verdicts and liveness answers of ``test`` per target, and the outcome:
     ``ok`` (Live and the condition as wanted under every target), ``hang`` (some target
-    Hang), ``condition`` (Live, but some verdict not as wanted), ``unknown``."""
+    Hang), ``condition`` (Live, but some verdict not as wanted), ``unknown``. The
+    liveness question comes first: a test that still hangs needs no verdict (unless
+    ``full``: every verdict, as the report shows the test before the repair)."""
     verdicts: dict[str, str] = {}
+    plain = dataclasses.replace(test, meta=tuple(m for m in test.meta
+                                                 if m.key != "Liveness"))
+    opts = options.overlay(liveness=False)
     outcome = "ok"
     for spec in specs:
-        opts = options.overlay(liveness=True)
         if budget is not None:
             opts = _left(opts, budget)
-        res = check_test(test, spec, options=opts, deadline=budget)
+        _, loaded, chosen = prepare(test, spec, (), opts)
+        ans = liveness(test, loaded, chosen, opts, budget)
+        if ans.answer != "Live" and not full:
+            verdicts[str(spec)] = ans.answer
+            return verdicts, "hang" if ans.answer == "Hang" else "unknown"
+        res = check_test(plain, spec, options=opts, deadline=budget)
+        live = "Hang" if res.liveness else ans.answer  # a liveness flag of the model
         verdicts[res.model] = (f"{res.verdict}" + (" (vacuous)" if res.vacuous else "")
-                               + f", {res.live}")
-        if res.live == "Hang":
-            outcome = "hang"
-        elif res.live != "Live" or res.verdict == Verdict.UNKNOWN:
-            outcome = "unknown" if outcome == "ok" else outcome
+                               + f", {live}")
+        if live != "Live":
+            outcome = "hang" if live == "Hang" else "unknown" if outcome == "ok" else outcome
+            continue
+        if res.verdict == Verdict.UNKNOWN and outcome == "ok":
+            outcome = "unknown"
         elif (res.verdict != _want(test, spec) or res.vacuous) and outcome == "ok":
             outcome = "condition"
     return verdicts, outcome
@@ -205,7 +218,7 @@ def fix_liveness(test: A.Test, targets: Sequence[str | ModelSpec], *,
     t0 = time.perf_counter()
     specs = [ModelSpec.of(m) for m in targets]
     budget = deadline if deadline is not None else Deadline(options.timeout)
-    before, first = judge(test, specs, options, budget)
+    before, first = judge(test, specs, options, budget, full=True)
     out = FixResult(test.name, test.path, [str(s) for s in specs], False, "unknown", before,
                     max_cost=max_cost, strategy="reencode", goal="live")
     if first == "ok":
@@ -245,10 +258,16 @@ def fix_liveness(test: A.Test, targets: Sequence[str | ModelSpec], *,
             cache[key] = (verdicts, got, rep)
         return cache[key]
 
-    def strongest(base: Sequence[int]) -> list[int]:
+    def dominated(j: int, sets: Sequence[Sequence[int]]) -> bool:
+        return any(ms[i].monotone and ms[i].edits[0].dominates(ms[j].edits[0])
+                   for g in sets for i in g)
+
+    def strongest(base: Sequence[int], avoid: Sequence[Sequence[int]] = ()) -> list[int]:
+        """``base`` and the dearest compatible strengthening at every other place, those
+        not dominated by a set of ``avoid`` first (another family at the same place)."""
         taken = {x for i in base for x in ms[i].slots}
         have = list(base)
-        for i in sorted(range(len(ms)), key=lambda i: -ms[i].cost):
+        for i in sorted(range(len(ms)), key=lambda i: (dominated(i, avoid), -ms[i].cost)):
             if ms[i].monotone and not taken & ms[i].slots:
                 have.append(i)
                 taken |= ms[i].slots
@@ -293,14 +312,23 @@ def fix_liveness(test: A.Test, targets: Sequence[str | ModelSpec], *,
                 opt.add(cost <= best if all_minimal else cost < best)
             continue
         if got == "hang":
-            grown = strongest(chosen)
-            if grown != list(chosen):
-                _, again, _ = check(grown)
-                if again == "hang":
-                    exclude_dominated(grown)
-                    continue
-            else:
-                exclude_dominated(chosen)
+            # grow it: the strongest compatible strengthenings, then (up to twice more)
+            # those of other families at the same places, from the hang repairs alone
+            fixed = [i for i in chosen if not ms[i].monotone]
+            hung: list[list[int]] = []
+            base = list(chosen)
+            for _ in range(3):
+                grown = strongest(base, hung)
+                new = [i for i in grown if ms[i].monotone and not dominated(i, hung)]
+                if hung and not new:
+                    break
+                again = got if sorted(grown) == sorted(chosen) else check(grown)[1]
+                if again != "hang":
+                    break
+                exclude_dominated(grown)
+                hung.append(grown)
+                base = fixed
+            if hung:
                 continue
         # this set alone
         opt.add(z3.Or([z3.Not(sel[i]) for i in chosen]

@@ -245,8 +245,8 @@ def explain_hang(ans: Liveness, test: A.Test, model: str) -> HangExplanation:
             else:
                 lines.append(f"no thread writes {k.loc}: it keeps its initial value")
             for x in k.overwritten:
-                lines.append(f"{who(w, x)} came before it in coherence: e{k.source} "
-                             f"overwrote it, nothing ordering e{k.source} before it")
+                lines.append(f"{who(w, x)} came before it in coherence: overwritten by "
+                             f"e{k.source}, its value is never read again")
         if s.kind == "spin":
             lines.append("each iteration of the loop reads these values again and leaves "
                          "its registers as they were: it repeats forever")
