@@ -36,6 +36,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.analysis.test_liveness import CASES  # noqa: E402
+from tests.analysis.test_weak_poll import STRONG, WEAK  # noqa: E402
+
+WEAK_POLL = [(WEAK, "ptx", "Live"), (WEAK, "ptx+weak-poll", "Hang"),
+             (STRONG, "ptx+weak-poll", "Live")]
+"""The weak-poll variant's tests (tests/analysis/test_weak_poll.py)."""
 
 
 def _without_liveness(test: A.Test) -> A.Test:
@@ -57,6 +62,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the rows as JSON")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="", help="only the tests whose name contains this")
     args = ap.parse_args()
     jobs: list[tuple[str, object, ModelSpec, str | None]] = []
     for f in sorted(ROOT.glob("litmus/**/*.litmus")):
@@ -64,9 +70,10 @@ def main() -> None:
         for e in test.liveness_expectations:
             jobs.append((str(f.relative_to(ROOT)), test, ModelSpec(e.model, e.variants),
                          e.verdict))
-    for text, model, want in CASES:
+    for text, model, want in [*CASES, *WEAK_POLL]:
         test = parse_litmus(text)
-        jobs.append((f"tests:{test.name}", test, ModelSpec(model), want))
+        jobs.append((f"tests:{test.name}", test, ModelSpec.parse(model), want))
+    jobs = [j for j in jobs if args.only in j[0]]
     rows = []
     for name, test, spec, want in jobs:
         row: dict[str, object] = {"test": name, "model": str(spec), "expected": want}

@@ -13,6 +13,7 @@ from gdrcheck.analysis.check import chosen_variants
 
 if TYPE_CHECKING:
     from gdrcheck.analysis.explain import Explanation
+    from gdrcheck.analysis.liveness import HangExplanation
 
 from gdrcheck.analysis.models import ModelSpec, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
@@ -58,6 +59,8 @@ class Drawing:
     """``(first, second, why)``: pairs of an allowed outcome that nothing orders and
     whose order would forbid it (``gdrcheck explain``: :class:`~gdrcheck.analysis.
     explain.Unordered`), dashed and labelled ``unordered: why``."""
+    stuck: list[int] = field(default_factory=list)
+    """The reads a thread repeats forever in a Hang (the liveness question), in bold."""
 
 
 
@@ -220,3 +223,29 @@ def drawing_of(test: A.Test, model: str | ModelSpec, res: Result,
     hidden = hidden_events(prog, w, model_names(loaded.stmts))
     return Drawing(prog, w, title, relations, highlight, hidden, arrival, overtakes,
                    unordered)
+
+
+def hang_drawing(test: A.Test, h: HangExplanation, options: CheckOptions = DEFAULT_OPTIONS
+                 ) -> Drawing | None:
+    """The picture of a Hang (``gdrcheck explain --liveness --graph``): the stuck
+    execution, each read a thread repeats forever in bold, the write it keeps reading
+    (``rf (forever)``) and the writes coherence puts before it (``co``) in the
+    highlight colour. None when there is no stuck execution."""
+    w = h.witness
+    if w is None or h.answer != "Hang":
+        return None
+    prog = lower(test, options.unroll)
+    highlight: list[tuple[int, int, str]] = []
+    stuck: list[int] = []
+    for s in h.stuck:
+        for k in s.kept:
+            stuck.append(k.read)
+            highlight.append((k.source, k.read, "rf (forever)"))
+            highlight.extend((a, b, "co (the last write)") for a, b in
+                             zip(k.co, k.co[1:], strict=False) if b == k.source)
+    where = "; ".join(f"P{s.site.thread} {'spins' if s.kind == 'spin' else 'waits'} "
+                      f"forever at row {s.site.row}" for s in h.stuck)
+    loaded = get_model(ModelSpec.of(h.model).name, options.include_dirs)
+    hidden = hidden_events(prog, w, model_names(loaded.stmts))
+    return Drawing(prog, w, f"{test.name} under {h.model}: Hang ({where})",
+                   highlight=list(dict.fromkeys(highlight)), hidden=hidden, stuck=stuck)

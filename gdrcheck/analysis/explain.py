@@ -60,6 +60,7 @@ from gdrcheck.lower import lower
 from gdrcheck.lower.program import Program
 
 if TYPE_CHECKING:
+    from gdrcheck.analysis.liveness import HangExplanation
     from gdrcheck.analysis.unordered import WhyAllowed
 
 RULE_ID = re.compile(r"\bR-[A-Z]+-[0-9]+\b")
@@ -143,6 +144,9 @@ class Explanation:
     result: Result | None = None
     why: WhyAllowed | None = None
     """For a reached outcome: the orders it needs that the model does not give."""
+    hang: HangExplanation | None = None
+    """The liveness question's answer and, for a Hang, the stuck execution in words
+    (``--liveness``, or a ``Liveness=`` entry for the model: docs/liveness.md)."""
 
 
 # --------------------------------------------------------------------------
@@ -638,6 +642,8 @@ def explain(
     quant = test.condition.quantifier
     out = Explanation(test.name, test.path, res.model, test.condition, quant, res.verdict,
                       None, list(res.axioms), list(res.flags), result=res)
+    if res.live is not None:
+        out.hang = _hang(test, model, variants, options, deadline, res.model)
     if res.verdict == Verdict.UNKNOWN:
         out.reason = res.reason
         return out
@@ -730,6 +736,19 @@ def explain(
     if deadline.expired():
         out.reason = "timeout while explaining (what is shown was found before it)"
     return out
+
+
+def _hang(test: A.Test, model: str | ModelSpec, variants: Sequence[str],
+          options: CheckOptions, deadline: Deadline, name: str) -> HangExplanation:
+    """The liveness answer with its stuck execution (gdrcheck/analysis/liveness.py)."""
+    from gdrcheck.analysis.liveness import HangExplanation, explain_hang, liveness
+
+    _, loaded, chosen = prepare(test, model, variants, options)
+    try:
+        ans = liveness(test, loaded, chosen, options, deadline)
+    except Expired:
+        return HangExplanation(name, "Unknown", reason="the time limit ran out")
+    return explain_hang(ans, test, name)
 
 
 def _cycle_of(q: Query, m: z3.ModelRef, prog: Program, loaded: LoadedModel,

@@ -98,6 +98,10 @@ class FixResult:
     max_cost: int | None = None
     reason: str | None = None
     time: float = 0.0
+    goal: str = "forbid"
+    """``forbid``: the outcome Forbidden (Required for forall) under every target;
+    ``live``: the test Live with its condition holding (``fix --liveness``,
+    gdrcheck/analysis/fix_liveness.py)."""
     reorderings: list[tuple[str, Repair]] = field(default_factory=list)
     """When no strengthening works: the reorderings (strengthen.reorderings: a put
     issued after its signal moved before it) whose moved test every target forbids,

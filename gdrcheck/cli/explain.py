@@ -24,7 +24,7 @@ from gdrcheck.cli.options import (
     unroll_option,
     variant_option,
 )
-from gdrcheck.cli.pictures import draw
+from gdrcheck.cli.pictures import draw, draw_hang
 from gdrcheck.errors import InputError
 
 
@@ -43,9 +43,15 @@ from gdrcheck.errors import InputError
 @timeout_option()
 @unroll_option
 @lint_option
+@click.option("--liveness", "liveness_", is_flag=True, help="Also ask whether a wait or a "
+              "spin loop can block forever (as check --liveness; a Liveness= entry asks "
+              "it for its model): for a Hang, which thread spins or waits at which line, "
+              "what it keeps reading from which write and why no later write changes it; "
+              "with --graph, the stuck execution is drawn too (docs/liveness.md).")
 def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, ...],
             variants: tuple[str, ...], fmt: str, graph: str | None, show: str,
-            timeout: float | None, unroll: int, lints: bool = True) -> None:
+            timeout: float | None, unroll: int, lints: bool = True,
+            liveness_: bool = False) -> None:
     """Why each model forbids the outcome of FILES: the checks that rule it out and,
     for each, a shortest cycle of named edges (po, rf, fr, publish-strong (R-GIN-3),
     nic-sync (R-GDR-4), ...) on a candidate execution that violates only that check.
@@ -56,7 +62,8 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
     from gdrcheck.analysis.models import models_for
     from gdrcheck.report.explain import explanation_json, format_explanation
 
-    options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs)
+    options = check_options(timeout=timeout, unroll=unroll, include_dirs=include_dirs
+                            ).overlay(liveness=liveness_)
     extra = split(variants)
     bad = False
     records: list[dict[str, Any]] = []
@@ -87,6 +94,9 @@ def explain(files: tuple[str, ...], model: str | None, include_dirs: tuple[str, 
                 draw(test, spec, extra, x.result, options, path=graph, index=n,
                      several=len(files) > 1 or len(specs) > 1, show=show, explanation=x)
             n += 1
+            if graph and x.hang is not None and x.hang.witness is not None:
+                draw_hang(test, x.hang, options, path=graph, index=n)
+                n += 1
     if fmt == "json":
         click.echo(json.dumps(records, indent=2), err=to_err)  # always a list (docs/output.md)
     sys.exit(2 if bad else 0)

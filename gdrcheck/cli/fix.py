@@ -28,9 +28,12 @@ from gdrcheck.errors import InputError
 
 
 def _catalogue() -> str:
+    from gdrcheck.analysis.fix_liveness import HANG_CATALOGUE
     from gdrcheck.analysis.strengthen import CATALOGUE
 
-    return "Catalogue: " + "; ".join(f"{s.name} ({s.doc})" for s in CATALOGUE) + "."
+    return ("Catalogue: " + "; ".join(f"{s.name} ({s.doc})" for s in CATALOGUE) + ". "
+            "With --liveness also: " + "; ".join(f"{n} ({d})" for n, d, _ in HANG_CATALOGUE)
+            + ".")
 
 
 @click.command(epilog="Exit codes: 0 a repair was found (or nothing to fix); 1 no "
@@ -55,10 +58,15 @@ def _catalogue() -> str:
 @timeout_option("for the whole search, every query included (as for sweep)")
 @unroll_option
 @lint_option
+@click.option("--liveness", "liveness_", is_flag=True, help="Repair a hang instead: the "
+              "cheapest change after which the test is Live under every target and its "
+              "condition still holds (its Expect= verdict, else Allowed for exists and "
+              "Required for forall). The default for a test with Liveness= lines and no "
+              "Expect= line (docs/liveness.md).")
 def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: bool,
         max_cost: int | None, all_minimal: bool, output: Path | None, in_place: bool,
         fmt: str, include_dirs: tuple[str, ...], timeout: float | None, unroll: int,
-        lints: bool = True) -> None:
+        lints: bool = True, liveness_: bool = False) -> None:
     """The cheapest set of program strengthenings (fences, release/acquire, scopes, strong
     signals, flushes, contexts, strict windows, shmem.fence/quiet, ...) that makes the
     outcome of FILE Forbidden under every target model, proved minimal; each repair as an
@@ -86,8 +94,18 @@ def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: 
             targets = [s.with_variants(extra) for s in models_for(test, model)]
             if not model:  # the models of the Expect= lines, each once
                 targets = list(dict.fromkeys(ModelSpec(s.name, s.variants) for s in targets))
-        result = run_fix(test, targets, every_variant=every_variant, max_cost=max_cost,
-                         all_minimal=all_minimal, options=options, deadline=budget)
+        if liveness_ or (test.liveness_expectations and not test.expectations):
+            from gdrcheck.analysis.fix_liveness import fix_liveness
+
+            if every_variant:
+                raise InputError("fix --liveness: --every-variant is not supported (name "
+                                 "the variants with --model)")
+            result = fix_liveness(test, targets, max_cost=max_cost,
+                                  all_minimal=all_minimal, options=options, deadline=budget)
+        else:
+            result = run_fix(test, targets, every_variant=every_variant,
+                             max_cost=max_cost, all_minimal=all_minimal, options=options,
+                             deadline=budget)
     except InputError as err:
         fail(err, file)
         sys.exit(2)

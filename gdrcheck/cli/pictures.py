@@ -15,6 +15,7 @@ from gdrcheck.litmus import ast as A
 
 if TYPE_CHECKING:  # explain imports z3: only when drawing
     from gdrcheck.analysis.explain import Explanation
+    from gdrcheck.analysis.liveness import HangExplanation
 
 
 def draw(test: A.Test, spec: ModelSpec, extra: Sequence[str], res: Result,
@@ -46,6 +47,30 @@ def draw(test: A.Test, spec: ModelSpec, extra: Sequence[str], res: Result,
         click.echo(f"{target}: cannot write the picture: {err.strerror or err}", err=True)
         return
     click.echo(message or f"Graph {test.name} {res.model}: {written}", err=True)
+
+
+def draw_hang(test: A.Test, h: HangExplanation, options: CheckOptions, *, path: str,
+              index: int) -> None:
+    """Draw the stuck execution of a Hang to ``path`` (numbered ``-MODEL-hang``; ``-``
+    prints its DOT when it is the first picture)."""
+    from gdrcheck.analysis.drawing import hang_drawing
+    from gdrcheck.report.graph import drawing_dots, numbered, renderable, write_graph
+
+    d = hang_drawing(test, h, options)
+    if d is None:
+        return
+    dots = drawing_dots(d)
+    if path == "-":
+        if index == 0:
+            click.echo(renderable(dots), nl=False)
+        return
+    target = numbered(path, index, test.name, f"{h.model}-hang")
+    try:
+        written, message = write_graph(dots[0], target, dots[1:])
+    except OSError as err:
+        click.echo(f"{target}: cannot write the picture: {err.strerror or err}", err=True)
+        return
+    click.echo(message or f"Graph {test.name} {h.model} (the hang): {written}", err=True)
 
 
 def explanation_text(test: A.Test, spec: ModelSpec, extra: Sequence[str],

@@ -17,8 +17,9 @@ execution that reaches one of the *goal* leaves under its condition, while every
 leaf it reaches meets its condition. The conditions:
 
 - ``REACH``: the leaf is reached;
-- ``FAIR``: every polled read reads the last write to its location, and a spin's
-  iteration repeats itself;
+- ``FAIR``: every polled read reads the last write to its location (but those in
+  ``stale``: weak loads under the ``weak-poll`` variant), and a spin's iteration repeats
+  itself;
 - ``ESCAPE``: a spin's registers change over its last iteration (the loop goes on past
   the bound: that execution is not covered).
 """
@@ -74,8 +75,8 @@ def conditions(leaves: Sequence[Leaf], kind: str) -> dict[int, tuple[Leaf, str]]
     return {id(lf): (lf, kind) for lf in leaves}
 
 
-def _smt_condition(q: Query, lf: Leaf, kind: str, sources: dict[int, list[int]]
-                   ) -> z3.BoolRef:
+def _smt_condition(q: Query, lf: Leaf, kind: str, sources: dict[int, list[int]],
+                   stale: frozenset[int] = frozenset()) -> z3.BoolRef:
     enc = q.enc
     if kind == REACH:
         return z3.BoolVal(True)
@@ -84,13 +85,14 @@ def _smt_condition(q: Query, lf: Leaf, kind: str, sources: dict[int, list[int]]
         return z3.Not(z3.And(same))
     fair = [to_z3(f_or([f_and(enc.rf_var[(w, r)], enc.frame.fw[w])
                         for w in sources.get(r, []) if w in enc.frame.fw]))
-            for r in lf.polled()]
+            for r in lf.polled() if r not in stale]
     return z3.And(fair + same)
 
 
 def smt_search(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
                test: A.Test, goals: Conditions, musts: Conditions, path_of: Any = None,
-               deadline: Deadline | None = None) -> Search:
+               deadline: Deadline | None = None, stale: frozenset[int] = frozenset()
+               ) -> Search:
     """:func:`search` with z3."""
     deadline = deadline or Deadline(None)
     if not goals:
@@ -102,8 +104,10 @@ def smt_search(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
     for (w, r) in enc.rf_var:
         sources.setdefault(r, []).append(w)
     for lf, kind in musts.values():
-        s.add(z3.Implies(to_z3(enc.blocks[lf.block]), _smt_condition(q, lf, kind, sources)))
-    goal = z3.Or([z3.And(to_z3(enc.blocks[lf.block]), _smt_condition(q, lf, kind, sources))
+        s.add(z3.Implies(to_z3(enc.blocks[lf.block]),
+                         _smt_condition(q, lf, kind, sources, stale)))
+    goal = z3.Or([z3.And(to_z3(enc.blocks[lf.block]),
+                         _smt_condition(q, lf, kind, sources, stale))
                   for lf, kind in goals.values()])
     a = deadline.check(s, *q.axiom_lits.values(), goal)
     if a == z3.unknown:
@@ -127,7 +131,8 @@ def smt_search(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
 
 def explicit_search(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
                     test: A.Test, goals: Conditions, musts: Conditions, path_of: Any = None,
-                    deadline: Deadline | None = None) -> Search:
+                    deadline: Deadline | None = None, stale: frozenset[int] = frozenset()
+                    ) -> Search:
     """:func:`search` by enumeration (the reference for :func:`smt_search`)."""
     deadline = deadline or Deadline(None)
     if not goals:
@@ -142,7 +147,8 @@ def explicit_search(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[
                    for a, b in (lf.spin.same if lf.spin else ()))
         if kind == ESCAPE:
             return not same
-        return same and all(frame.fw.get(src[r]) is True for r in lf.polled())
+        return same and all(frame.fw.get(src[r]) is True for r in lf.polled()
+                            if r not in stale)
 
     def accept(frame: Frame, chosen: tuple[Leaf, ...], vals: dict[int, int]) -> bool:
         src = {r: w for (w, r), f in frame.rf.items() if f is True}
@@ -165,8 +171,10 @@ def explicit_search(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[
 
 def search(engine: str, prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
            test: A.Test, goals: Conditions, musts: Conditions, path_of: Any = None,
-           deadline: Deadline | None = None) -> Search:
+           deadline: Deadline | None = None, stale: frozenset[int] = frozenset()) -> Search:
     """Is there a consistent execution of ``prog`` that reaches a goal leaf under its
-    condition, every must leaf it reaches meeting its own? ``engine``: smt or explicit."""
+    condition, every must leaf it reaches meeting its own? ``engine``: smt or explicit.
+    ``stale``: polled reads exempt from reading the last write (the ``weak-poll``
+    variant: a weak load may keep a stale value forever)."""
     run = explicit_search if engine == "explicit" else smt_search
-    return run(prog, stmts, variants, test, goals, musts, path_of, deadline)
+    return run(prog, stmts, variants, test, goals, musts, path_of, deadline, stale)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gdrcheck.analysis.explain import AxiomCycle, Edge, Explanation
+from gdrcheck.analysis.liveness import HangExplanation
 from gdrcheck.analysis.unordered import NeededOrder, Ordering, WhyAllowed
 from gdrcheck.engine.result import WitnessEvent
 from gdrcheck.report.herd import format_prop, format_witness, verdict_line
@@ -107,7 +108,56 @@ def why_lines(why: WhyAllowed, by_id: dict[int, WitnessEvent]) -> list[str]:
     return lines
 
 
+def hang_lines(test: str, h: HangExplanation) -> list[str]:
+    """The liveness answer; for a Hang, the stuck execution in words."""
+    if h.answer != "Hang":
+        why = f" ({h.reason})" if h.reason else ""
+        what = ("no wait or spin loop can block forever in a fair execution"
+                if h.answer == "Live" else "not decided")
+        return [f"Liveness {test} {h.model}: {h.answer}{why}: {what}"]
+    out = [f"Liveness {test} {h.model}: Hang: a fair execution in which "
+           + ("a thread blocks" if len(h.stuck) == 1 else f"{len(h.stuck)} threads block")
+           + f" forever (engine {h.engine})"]
+    for s, lines in zip(h.stuck, h.why, strict=True):
+        where = f" (line {s.site.pos.line})" if s.site.pos.line else ""
+        what = "spins forever at" if s.kind == "spin" else "waits forever at"
+        out.append(f"  P{s.site.thread} {what} row {s.site.row}{where}: {s.site.text}")
+        out.extend(f"    {line}" for line in lines)
+    for o in h.others:
+        out.append(f"  {o}")
+    if h.witness is not None:
+        out.append("The stuck execution:")
+        out.extend(format_witness(h.witness)[1:])
+    return out
+
+
+def hang_json(h: HangExplanation) -> dict[str, Any]:
+    """The liveness part of a gdrcheck.explain/1 record."""
+    return {
+        "answer": h.answer,
+        "reason": h.reason,
+        "engine": h.engine,
+        "stuck": [{
+            "thread": s.site.thread, "row": s.site.row, "line": s.site.pos.line or None,
+            "text": s.site.text, "kind": s.kind,
+            "reads": [{"read": k.read, "loc": k.loc, "value": k.value, "from": k.source,
+                       "co": list(k.co), "overwritten": list(k.overwritten)}
+                      for k in s.kept],
+            "why": why,
+        } for s, why in zip(h.stuck, h.why or [[] for _ in h.stuck], strict=True)],
+        "others": h.others,
+        "execution": None if h.witness is None else witness_json(h.witness),
+    }
+
+
 def format_explanation(x: Explanation) -> str:
+    text = _format_explanation(x)
+    if x.hang is None:
+        return text
+    return text + "\n" + "\n".join(hang_lines(x.test, x.hang))
+
+
+def _format_explanation(x: Explanation) -> str:
     head = (verdict_line(x.test, x.condition, x.result) if x.result is not None
             else f"{x.test} under {x.model}: {x.verdict}")
     out = [head, f"Explain {x.test} {x.model}: {condition_text(x)}"]
@@ -185,6 +235,7 @@ def explanation_json(x: Explanation) -> dict[str, Any]:
         "witness": None if x.witness is None else witness_json(x.witness),
         "why": None if x.why is None else why_json(x.why),
         "reason": x.reason,
+        "liveness": None if x.hang is None else hang_json(x.hang),
     }
 
 

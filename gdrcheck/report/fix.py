@@ -53,13 +53,22 @@ def format_fix(test: A.Test, r: FixResult) -> str:
     targets = ", ".join(r.targets) + (" (every variant)" if r.every_variant else "")
     out = [f"Fix {r.test} under {targets}: {cond}",
            "Before " + ", ".join(f"{m} {v}" for m, v in r.before.items())]
+    live = r.goal == "live"
+    if live:
+        out.append("Goal Live under every target, the condition still holding (a hang "
+                   "repaired: docs/liveness.md)")
     if r.status == "already":
-        out.append("Already forbidden under every target: nothing to fix.")
+        out.append("Already Live with its condition holding under every target: nothing "
+                   "to fix." if live else "Already forbidden under every target: nothing "
+                   "to fix.")
     elif r.status == "impossible":
         limit = f" costing at most {r.max_cost}" if r.max_cost is not None else ""
-        out.append(f"No set of catalogued strengthenings{limit} forbids the outcome under "
-                   f"every target ({r.candidates} candidate edits; gdrcheck fix --help lists "
-                   "the catalogue).")
+        what = ("makes the test Live with its condition holding" if live
+                else "forbids the outcome")
+        out.append(f"No set of catalogued {'changes' if live else 'strengthenings'}{limit} "
+                   f"{what} under every target ({r.candidates} candidate "
+                   f"{'moves' if live else 'edits'}; gdrcheck fix --help lists the "
+                   "catalogue).")
     for n, rep in enumerate(r.repairs, 1):
         out.append(f"Repair {n} (cost {rep.cost}):")
         for e in sorted(rep.edits, key=lambda e: (e.thread, e.index)):
@@ -80,7 +89,10 @@ def format_fix(test: A.Test, r: FixResult) -> str:
         out.append("After " + ", ".join(f"{m} {v}" for m, v in rep.verdicts.items()))
     if r.status == "fixed":
         out.append("Minimal: every cheaper set of edits was checked or excluded by "
-                   "monotonicity (a subset of a failing set fails).")
+                   "monotonicity (a subset of a failing set fails)." if not live else
+                   "Minimal: every cheaper set was checked, or excluded by monotonicity "
+                   "(strengthenings of a set that still hangs, weakened or left out, "
+                   "still hang).")
     if r.reason:
         out.append(f"Unknown {r.reason}")
     if r.strategy == "shared" and r.shared_edits:
@@ -108,6 +120,7 @@ def fix_json(test: A.Test, r: FixResult) -> dict[str, Any]:
         "every_variant": r.every_variant,
         "condition": f"{test.condition.quantifier} ({format_prop(test.condition.prop)})",
         "status": r.status,
+        "goal": r.goal,
         "before": r.before,
         "repairs": [{
             "cost": rep.cost,

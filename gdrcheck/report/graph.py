@@ -147,6 +147,7 @@ def witness_dot(
     overtakes: Sequence[tuple[int, int, str]] = (),
     unordered: Sequence[tuple[int, int, str]] = (),
     lane_order: str = "root",
+    stuck: Sequence[int] = (),
 ) -> str:
     """The execution ``w`` of ``prog`` as DOT text (see the module docstring).
     ``relations``: further named relations to draw; ``highlight``: edges
@@ -154,7 +155,8 @@ def witness_dot(
     ``arrival`` and ``overtakes``: the arrival order and the overtakes it allows
     (:class:`gdrcheck.analysis.drawing.Drawing`); ``unordered``: pairs ``(from, to,
     why)`` an allowed outcome needs unordered, dashed in orange; ``lane_order``: one of
-    :data:`LANE_ORDERS`."""
+    :data:`LANE_ORDERS`.``stuck``: the reads a thread
+    repeats forever (a Hang of the liveness question), drawn in bold with ``forever``."""
     drawn = {e.eid for e in w.events if e.eid not in hidden}
     order = [e.eid for e in w.events if e.thread >= 0]
     name = {eid: letters(i) for i, eid in enumerate(sorted(order))}
@@ -309,6 +311,13 @@ def witness_dot(
             label = "\n".join(textwrap.wrap(why, 28)) or why
             lines.append(f"  e{a} -> e{b} [color={UNORDERED}, fontcolor={UNORDERED}, "
                          f"style=dashed, penwidth=2.5, label={_q(label)}, constraint=false];")
+    # -- the reads a stuck thread repeats forever (liveness) ----------------------------
+    for r in stuck:
+        if r in drawn:
+            e = next(x for x in w.events if x.eid == r)
+            lines.append(f"  e{r} [label={_q(_node_label(name[r], e) + ' (forever)')}, "
+                         f"fontcolor={HIGHLIGHT}, shape=box, style=\"rounded,bold\", "
+                         f"color={HIGHLIGHT}];")
     # -- the cycle ------------------------------------------------------------------
     for a, b, label in highlight:
         lines.append(f"  e{a} -> e{b} [color={HIGHLIGHT}, fontcolor={HIGHLIGHT}, "
@@ -384,7 +393,8 @@ def drawing_dot(d: Drawing, lane_order: str = "root") -> str:
     """The DOT text of one result's picture (:func:`gdrcheck.analysis.drawing.drawing_of`)."""
     return witness_dot(d.program, d.execution, title=d.title, relations=d.relations,
                        highlight=d.highlight, hidden=d.hidden, arrival=d.arrival,
-                       overtakes=d.overtakes, unordered=d.unordered, lane_order=lane_order)
+                       overtakes=d.overtakes, unordered=d.unordered, lane_order=lane_order,
+                       stuck=d.stuck)
 
 
 def drawing_dots(d: Drawing) -> list[str]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gdrcheck.analysis.drawing import drawing_of
+from gdrcheck.analysis.drawing import drawing_of, hang_drawing
 from gdrcheck.analysis.explain import explain
 from gdrcheck.analysis.models import ModelSpec, expected_verdict
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
@@ -52,9 +52,13 @@ def result_view(test: A.Test, spec: ModelSpec, extra: Sequence[str] = (),
     for c in ex["cycles"]:
         c.pop("execution", None)
     ex.pop("witness", None)
+    if ex.get("liveness"):
+        ex["liveness"].pop("execution", None)
     d = drawing_of(test, spec, res, extra, "witness", options, explanation=x)
+    h = None if x.hang is None else hang_drawing(test, x.hang, options)
     return {"record": record, "explanation": ex, "explanation_text": format_explanation(x),
-            "dot": None if d is None else drawing_dot(d)}
+            "dot": None if d is None else drawing_dot(d),
+            "hang_dot": None if h is None else drawing_dot(h)}
 
 
 # --------------------------------------------------------------------------

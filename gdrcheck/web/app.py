@@ -196,8 +196,11 @@ def create_app(include_dirs: Sequence[str] = (), limits: Limits | None = None,
                 for m in models:
                     model_spec(m, served)
                 variants = [variant_name(v) for v in _strings(body.get("variants"))]
+                liveness = body.get("liveness", False)
+                if not isinstance(liveness, bool):
+                    raise ValueError("liveness must be true or false")
                 req = {"text": text, "models": models, "variants": variants,
-                       "include_dirs": dirs}
+                       "include_dirs": dirs, "liveness": liveness}
             except TooLarge:
                 return _error(413, f"the request is larger than {lim.max_body} bytes")
             except ClientDisconnect:

@@ -34,7 +34,8 @@ def error_json(err: InputError, include_dirs: tuple[str, ...] = ()) -> dict[str,
 
 def _options(req: dict[str, Any]) -> CheckOptions:
     return CheckOptions(timeout=req.get("solver_timeout"),
-                        include_dirs=tuple(req.get("include_dirs", ())))
+                        include_dirs=tuple(req.get("include_dirs", ())),
+                        liveness=req.get("liveness") is True)
 
 
 def _test(req: dict[str, Any]) -> A.Test:
@@ -58,8 +59,11 @@ def _variant_names(name: str, include_dirs: Sequence[str]) -> frozenset[str]:
 
 
 def check_job(req: dict[str, Any]) -> dict[str, Any]:
-    """``{text, models, variants}`` -> ``{test, results: [{model, record, explanation,
-    explanation_text, dot, error}], error}``."""
+    """``{text, models, variants, liveness}`` -> ``{test, results: [{model, record,
+    explanation, explanation_text, dot, hang_dot, error}], error}``; ``liveness`` (or a
+    ``Liveness=`` entry of the model) asks the liveness question too: the record's
+    ``live``, the explanation's ``liveness`` and, for a Hang, ``hang_dot``, the stuck
+    execution's picture."""
     options = _options(req)
     dirs = _dirs(req)
     try:
@@ -107,7 +111,8 @@ def sweep_job(req: dict[str, Any]) -> dict[str, Any]:
 
 
 def fix_job(req: dict[str, Any]) -> dict[str, Any]:
-    """``{text, models, variants}`` -> ``{test, fix: gdrcheck.fix/1 record, error}``."""
+    """``{text, models, variants, liveness}`` -> ``{test, fix: gdrcheck.fix/1 record,
+    error}``; with ``liveness``, the repair of a hang (gdrcheck/analysis/fix_liveness.py)."""
     from gdrcheck.analysis.fix import fix
     from gdrcheck.report.fix import fix_json
 
@@ -118,8 +123,13 @@ def fix_job(req: dict[str, Any]) -> dict[str, Any]:
         specs = [s.with_variants([v for v in variants
                                   if v in _variant_names(s.name, options.include_dirs)])
                  for s in _specs(test, req.get("models", ()), options.include_dirs)]
-        return {"test": test.name, "fix": fix_json(test, fix(test, specs, options=options)),
-                "error": None}
+        if options.liveness:  # repair a hang (gdrcheck fix --liveness)
+            from gdrcheck.analysis.fix_liveness import fix_liveness
+
+            got = fix_liveness(test, specs, options=options)
+        else:
+            got = fix(test, specs, options=options)
+        return {"test": test.name, "fix": fix_json(test, got), "error": None}
     except InputError as err:
         return {"test": None, "fix": None, "error": error_json(err, _dirs(req))}
 

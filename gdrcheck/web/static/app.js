@@ -150,6 +150,7 @@ function chosen() {
   return {
     models: [...document.querySelectorAll("#models input:checked")].map((i) => i.value),
     variants: [...document.querySelectorAll("#variants input:checked")].map((i) => i.value),
+    liveness: $("liveness").checked,
   };
 }
 let acceptTimer = null;
@@ -200,16 +201,21 @@ async function draw(i) {
   document.querySelectorAll("#verdicts tbody tr").forEach((tr, j) =>
     tr.classList.toggle("selected", j === i));
   $("explanation").textContent = r ? (r.explanation_text || (r.error && r.error.message) || "") : "";
-  const pic = $("picture");
+  const pic = $("picture"), hang = $("hang-picture");
   pic.innerHTML = "";
-  if (!r || !r.dot) return;
+  hang.innerHTML = "";
+  if (!r) return;
   const viz = await vizReady;
-  try { pic.appendChild(viz.renderSVGElement(r.dot)); }
-  catch (e) { pic.textContent = "could not draw: " + e; }
+  // the stuck execution of a Hang (liveness), with the reads repeated forever in bold
+  for (const [el, dot] of [[pic, r.dot], [hang, r.hang_dot]]) {
+    if (!dot) continue;
+    try { el.appendChild(viz.renderSVGElement(dot)); }
+    catch (e) { el.textContent = "could not draw: " + e; }
+  }
 }
 function verdictRow(r) {
   if (!r.record) {
-    return `<tr class="error"><td>${esc(r.model)}</td><td class="v-Error">Error</td><td></td><td></td><td></td><td>${esc(r.error.message)}</td></tr>`;
+    return `<tr class="error"><td>${esc(r.model)}</td><td class="v-Error">Error</td><td></td><td></td><td></td><td>${esc(r.error.message)}</td><td></td></tr>`;
   }
   const rec = r.record;
   const want = rec.expect ? rec.expect.verdict : "";
@@ -220,7 +226,8 @@ function verdictRow(r) {
   if (rec.liveness.length) notes.push("may hang");
   return `<tr><td>${esc(rec.model)}</td><td class="v-${esc(rec.verdict)}">${esc(rec.verdict)}</td>` +
     `<td>${esc(want)}</td><td class="${cls}">${met}</td><td>${(rec.time * 1000).toFixed(1)}</td>` +
-    `<td>${esc(notes.join(", ") || "-")}</td></tr>`;
+    `<td>${esc(notes.join(", ") || "-")}</td>` +
+    `<td class="live-${esc(rec.live || "none")}" title="${esc((rec.liveness || []).join("; ") || rec.live_reason || "")}">${esc(rec.live || "-")}</td></tr>`;
 }
 async function check() {
   status("checking…");
