@@ -286,8 +286,8 @@ def _unreachable_counts(test: A.Test, facts: _Facts) -> Iterator[Lint]:
         else:
             other_writes |= _writes(ins)
     for thread, ins in _instructions(test):
-        if not isinstance(ins, A.GinWait) or ins.va:
-            continue
+        if not isinstance(ins, A.GinWait) or ins.va or ins.base is not None:
+            continue  # a threshold in a register: its value is the execution's
         declared = signals if ins.what == "signal" else counters
         rank = thread.placement.gpu
         if (ins.name not in declared or ins.name in other_writes or rank is None

@@ -127,6 +127,7 @@ class SymbolicBackend:
         self._n = itertools.count()
         self._tick = tick  # called now and then in long loops: raises when time is up
         self._lemmas: Lemmas = lemmas or {}
+        self._closures: dict[tuple[object, ...], RelV] = {}
 
     def _every(self, i: int, n: int = 16) -> None:
         if self._tick is not None and i % n == 0:
@@ -155,6 +156,19 @@ class SymbolicBackend:
     def closure(self, r: RelV) -> RelV:
         if r.is_concrete():
             return ConcreteBackend().closure(r)
+        # the same relation closed twice (a model that spells one closure in two
+        # definitions: ptx75-cause.cat's cause-base and ppcb-generic) is encoded once; z3
+        # shares structurally equal terms, so equal formulas have equal ids
+        key = tuple(sorted((p, True if f is True else z3.BoolRef.get_id(f))  # type: ignore[arg-type]
+                           for p, f in r.m.items()))
+        known = self._closures.get(key)
+        if known is not None:
+            return known
+        out = self._closure(r)
+        self._closures[key] = out
+        return out
+
+    def _closure(self, r: RelV) -> RelV:
         certain = concrete_closure({k for k, f in r.m.items() if f is True}, self._tick)
         may = concrete_closure(r.m, self._tick)
         acyclic = is_acyclic(r.m, self._tick)

@@ -17,7 +17,7 @@ from gdrcheck.kernel.extract import (
     ThreadExtractor,
 )
 from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
-from gdrcheck.kernel.nccl import LsaTeam, lsa_team
+from gdrcheck.kernel.nccl import BARRIER_NAMES, LsaTeam, lsa_team
 from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
 
 SIGNAL_OPS = {9: "set", 10: "add"}
@@ -72,6 +72,9 @@ class Calls:
             "__gdrcheck_gin_read_signal": _gin_read_signal,
             "__gdrcheck_gin_wait_signal": _gin_wait_signal,
             "__gdrcheck_gin_reset_signal": _gin_reset_signal,
+            "__gdrcheck_gin_barrier_signal": _gin_barrier_signal,
+            "__gdrcheck_gin_barrier_wait": _gin_barrier_wait,
+            "__gdrcheck_gin_barrier_refuse": _gin_barrier_refuse,
         }
 
     def call(self, th: ThreadExtractor, fr: Frame, ins: Instr) -> Value | None:
@@ -88,7 +91,10 @@ class Calls:
         if m:
             return _special_register(th, m.group(1), m.group(2))
         if name in _BARRIERS:
-            th.emit("bar.sync 0", ins.pos, "__syncthreads")
+            # a CTA of one thread: the barrier waits for that thread alone (PTX ISA §9.7.13.1,
+            # bar.sync: "the threads of the CTA"), which program order already orders
+            if th.ex.config.block > 1:
+                th.emit("bar.sync 0", ins.pos, "__syncthreads")
             return None
         if name in _MEMBARS:
             th.emit(f"fence.sc.{_MEMBARS[name]}", ins.pos, "__threadfence")
@@ -373,6 +379,7 @@ def _plain(call: str) -> Handler:
 # --------------------------------------------------------------------------
 
 LSA_INBOX = "ncclLsaInbox"
+HYBRID_LSA_INBOX = "ncclHybridLsaInbox"
 """The LSA barriers' inboxes: on rank k, element ``index * ranks + sender`` is the word
 ``sender`` stores its arrivals at barrier ``index`` into (lsa_barrier__funcs.h:75-76)."""
 
@@ -435,12 +442,13 @@ def _lsa_peer_pointer(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Val
 
 
 def _barrier_args(th: ThreadExtractor, ins: Instr,
-                  args: list[Value]) -> tuple[int, int, str, LsaTeam, list[int]]:
-    """(index, epoch, order, team, the world ranks of this thread's peers)."""
-    index, epoch, _, trank, tsize, crank, csize = (
+                  args: list[Value]) -> tuple[int, int, str, LsaTeam, list[int], int]:
+    """(index, epoch, order, team, the world ranks of this thread's peers, the barrier
+    resource)."""
+    index, epoch, _, trank, tsize, crank, csize, resource = (
         _int(th, a, ins, what) if k != 2 else 0 for k, (a, what) in enumerate(zip(
             args, ("the barrier index", "the epoch", "", "the team rank", "the team size",
-                   "the thread rank", "the Coop size"), strict=True)))
+                   "the thread rank", "the Coop size", "the barrier handle"), strict=True)))
     order = _order(th, args[2], ins)
     team = _team(th, ins)
     if (trank, tsize) != (team.rank, team.size):
@@ -449,7 +457,7 @@ def _barrier_args(th: ThreadExtractor, ins: Instr,
                           f"{team.size}) is not supported")
     # lsa_barrier__funcs.h:73-74 and :119-120: this thread's share of the peers
     peers = [team.first + i + (1 if trank <= i else 0) for i in range(crank, tsize - 1, csize)]
-    return index, epoch, order, team, peers
+    return index, epoch, order, team, peers, resource
 
 
 LSA_MC_INBOX = "ncclLsaMcInbox"
@@ -536,9 +544,16 @@ def _lsa_barrier_mm_wait(th: ThreadExtractor, fr: Frame, ins: Instr,
     return target & 0xFFFFFFFF
 
 
-def _inbox(th: ThreadExtractor, owner: int, index: int, sender: int, ins: Instr) -> str:
+def _inbox(th: ThreadExtractor, owner: int, index: int, sender: int, resource: int,
+           ins: Instr) -> str:
+    """The inbox slot of ``sender`` in ``owner``'s barrier ``index``: ncclLsaInbox for the
+    communicator's lsaBarrier, ncclHybridLsaInbox for hybridLsaBarrier."""
+    if resource not in (0, 3):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: an LSA barrier over a handle that is not "
+                          "the communicator's lsaBarrier or hybridLsaBarrier")
     ranks = th.ex.config.ranks
-    return th.loc(Ptr(LSA_INBOX, owner, 4 * (index * ranks + sender)), 4, ins.pos)
+    base = LSA_INBOX if resource == 0 else HYBRID_LSA_INBOX
+    return th.loc(Ptr(base, owner, 4 * (index * ranks + sender)), 4, ins.pos)
 
 
 def _lsa_barrier_arrive(th: ThreadExtractor, fr: Frame, ins: Instr,
@@ -546,14 +561,14 @@ def _lsa_barrier_arrive(th: ThreadExtractor, fr: Frame, ins: Instr,
     """lsa_barrier__funcs.h:68-78: cuda::atomic_thread_fence(releaseOrderOf(order)) when the
     team has more than one rank (system scope: .sys), then a relaxed store of epoch+1 into
     each of this thread's peers' inbox slot of this rank."""
-    index, epoch, order, team, peers = _barrier_args(th, ins, args)
+    index, epoch, order, team, peers, resource = _barrier_args(th, ins, args)
     release = {"acquire": "relaxed", "acq_rel": "release"}.get(order, order)  # utility.h:350
     what = f"ncclLsaBarrierSession::arrive ({order})"
     if team.size > 1 and release != "relaxed":
         th.emit("fence.sc.sys" if release == "seq_cst" else "fence.acq_rel.sys", ins.pos, what)
     for peer in peers:
-        th.emit(f"st.relaxed.sys {_inbox(th, peer, index, th.code.rank, ins)}, {epoch + 1}",
-                ins.pos, what)
+        th.emit(f"st.relaxed.sys {_inbox(th, peer, index, th.code.rank, resource, ins)}, "
+                f"{epoch + 1}", ins.pos, what)
     return None
 
 
@@ -561,12 +576,12 @@ def _lsa_barrier_wait(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Val
     """lsa_barrier__funcs.h:118-137: for each of this thread's peers, load the own inbox slot
     of that peer (acquireOrderOf(order), utility.h:345) until it reaches epoch+1 (a blocking
     wait: the litmus loop is cut at --unroll); the new epoch is epoch+1."""
-    index, epoch, order, _, peers = _barrier_args(th, ins, args)
+    index, epoch, order, _, peers, resource = _barrier_args(th, ins, args)
     acquire = {"release": "relaxed", "acq_rel": "acquire",
                "consume": "acquire"}.get(order, order)  # utility.h:345
     what = f"ncclLsaBarrierSession::wait ({order})"
     for peer in peers:
-        slot = _inbox(th, th.code.rank, index, peer, ins)
+        slot = _inbox(th, th.code.rank, index, peer, resource, ins)
         got = th.fresh_reg("lsa")
         head, done = th.label(), th.label()
         th.emit(f"{head}:", ins.pos)
@@ -722,21 +737,117 @@ def _gin_read_signal(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Valu
     return Sym(dst)
 
 
+def _wait_on(th: ThreadExtractor, sig: str, least: str, order: str, ins: Instr,
+             what: str) -> None:
+    """NCCL's wait for a signal (impl/gin__funcs.h:985-987: loads of order ``order`` until
+    the value reaches ``least``): an acquire wait is the litmus gin.wait_signal (a blocking
+    acquire wait, R-GIN-10); a relaxed one the loop itself, over gin.read_signal.relaxed (a
+    side-effect-free spin: a blocking wait, docs/kernels.md "Extraction"). A seq_cst load
+    is ``fence.sc.sys`` before an acquire one (the ASPLOS'19 mapping, include/cuda/atomic)."""
+    if order == "seq_cst":
+        th.emit("fence.sc.sys", ins.pos, what)
+    if order != "relaxed":
+        th.emit(f"gin.wait_signal {sig}, {least}", ins.pos, what)
+        return
+    got = th.fresh_reg("sig")
+    head, done = th.label(), th.label()
+    th.emit(f"{head}:", ins.pos)
+    th.emit(f"gin.read_signal.relaxed {got}, {sig}", ins.pos, what)
+    th.emit(f"bge {got}, {least}, {done}", ins.pos, what)
+    th.emit(f"goto {head}", ins.pos, what)
+    th.emit(f"{done}:", ins.pos)
+
+
 def _gin_wait_signal(th: ThreadExtractor, fr: Frame, ins: Instr,
                      args: list[Value]) -> Value | None:
-    """ncclGin::waitSignal (gin.h:352-354): gin.wait_signal S, least (a blocking acquire
-    wait, R-GIN-10); its threshold must be a constant."""
+    """ncclGin::waitSignal (gin.h:352-354, impl/gin__funcs.h:975-990): gin.wait_signal S,
+    least (a blocking acquire wait, R-GIN-10), or a relaxed poll. A threshold computed from
+    a value read (``readSignal(S) + n``, 02_alltoall_gin main.cu:101) is the register that
+    holds it (docs/litmus-format.md §9, "A threshold in a register")."""
     sig = _signal_name(th, args[0], ins)
     least = args[1]
-    if not isinstance(least, int):
-        raise th.ex.error(ins.pos, f"{_api(ins)}: the threshold is a value read from memory "
-                          "(e.g. readSignal() + n); the litmus gin.wait_signal takes a constant "
-                          "(not supported yet)")
+    if isinstance(least, int):
+        text = str(_signed64(least))
+    elif isinstance(least, Sym):
+        text = least.reg
+    else:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a threshold that is a condition")
     if _int(th, args[2], ins, "bits") != 64:
         raise th.ex.error(ins.pos, f"{_api(ins)}: a wait on fewer than 64 bits is not modelled")
-    _acquire_only(th, args[3], ins, relaxed_ok=False)
-    th.emit(f"gin.wait_signal {sig}, {_signed64(least)}", ins.pos, _api(ins))
+    order = _order(th, args[3], ins)
+    order = "acquire" if order in ("consume", "acq_rel") else order
+    if order not in ("relaxed", "acquire", "seq_cst"):
+        raise th.ex.error(ins.pos, f"{_api(ins)} with memory order {order} (a load's order is "
+                          "relaxed, acquire or seq_cst)")
+    _wait_on(th, sig, text, order, ins, _api(ins))
     return None
+
+
+def _barrier_signal_name(th: ThreadExtractor, resource: int, k: int, ins: Instr) -> str:
+    """A GIN barrier's signal ``k`` of resource ``resource`` (the handle's): a litmus signal
+    of its own, apart from the user's ncclGinSignal<k> (NCCL allocates the barrier signals
+    past the user's, gin_barrier__funcs.h:17)."""
+    name = BARRIER_NAMES.get(resource)
+    if name is None or "Gin" not in name:
+        raise th.ex.error(ins.pos, "a GIN barrier session over a handle that is not one of "
+                          "the communicator's GIN barrier handles")
+    sig = f"{name}_{k}"
+    th.ex.signals.add(sig)
+    return sig
+
+
+def _gin_barrier_signal(th: ThreadExtractor, fr: Frame, ins: Instr,
+                        args: list[Value]) -> Value | None:
+    """gin_barrier__funcs.h:104-106: ncclGin::signal of ncclGin_SignalInc (deprecated: the
+    litmus ``legacy`` signal, R-GIN-5) on the peer's barrier signal of this rank, with
+    givenRelease thread_scope_thread (the call releases, R-GIN-13) unless the barrier's
+    release order is relaxed (thread_scope_system: ``given=sys``)."""
+    ctx = _context(th, args[0], ins)
+    peer = _pe(th, args[1], ins)
+    resource = _int(th, args[2], ins, "the barrier handle")
+    sig = _barrier_signal_name(th, resource, _int(th, args[3], ins, "the barrier signal"), ins)
+    given = ", given=sys" if _int(th, args[4], ins, "the release") else ""
+    th.emit(f"gin.signal {ctx}, {sig}@{peer}, legacy{given}", ins.pos,
+            "ncclGinBarrierSession::sync (signal)")
+    return None
+
+
+def _gin_barrier_wait(th: ThreadExtractor, fr: Frame, ins: Instr,
+                      args: list[Value]) -> Value | None:
+    """gin_barrier__funcs.h:107-116: ``waitVal = ++shadow`` of the signal, then
+    waitSignal(ncclCoopThread(), signal, waitVal, 32, acquireOrderOf(order)). The shadow
+    starts at 0 (one launch) and is the rank's: one thread of the rank owns it (NCCL's peer
+    split gives each signal of a barrier to one thread of the Coop); a second thread is
+    refused. 32-bit rolling comparison (gin.h:316-322) is >= for values below 2^31."""
+    resource = _int(th, args[0], ins, "the barrier handle")
+    k = _int(th, args[1], ins, "the barrier signal")
+    sig = _barrier_signal_name(th, resource, k, ins)
+    order = _order(th, args[2], ins)
+    order = "acquire" if order in ("consume", "acq_rel") else order
+    if order not in ("relaxed", "acquire", "seq_cst"):
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a barrier wait of order {order}")
+    key = (th.code.rank, sig)
+    owner = th.ex.shadow_owner.setdefault(key, th.code.index)
+    if owner != th.code.index:
+        raise th.ex.error(ins.pos, f"two threads of rank {th.code.rank} wait on the GIN "
+                          f"barrier signal {sig} (NCCL's signal shadow, shared by them, is "
+                          "not modelled): give each barrier index one Coop")
+    shadows = th.state.shadows
+    shadows[key] = shadows.get(key, 0) + 1
+    _wait_on(th, sig, str(shadows[key]), order, ins, "ncclGinBarrierSession::sync (wait)")
+    return None
+
+
+def _gin_barrier_refuse(th: ThreadExtractor, fr: Frame, ins: Instr,
+                        args: list[Value]) -> Value | None:
+    why = _int(th, args[0], ins, "the reason")
+    raise th.ex.error(ins.pos, {
+        1: "ncclTeamRail: the nodes do not all have the same number of ranks (--nodes): "
+           "NCCL's rail team divides the ranks by the LSA size (core__funcs.h:35-41)",
+        2: "ncclBarrierSession::sync with ncclGinFenceLevel::Put: NCCL then takes the world "
+           "GIN barrier unless comm.ginContextsRailed (barrier__funcs.h:76-87), a property "
+           "of the communicator the configuration does not give"}.get(
+        why, f"a barrier the extraction does not model ({why})"))
 
 
 def _gin_reset_signal(th: ThreadExtractor, fr: Frame, ins: Instr,

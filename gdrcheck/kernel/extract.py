@@ -153,10 +153,13 @@ class Frame:
 class PathState:
     frames: list[Frame]
     visited: dict[tuple[object, ...], str]
+    shadows: dict[tuple[object, ...], int] = field(default_factory=dict)
+    """NCCL's GIN signal shadows this path has increased (a GIN barrier's waits): each
+    side of a branch on a value read has its own."""
 
     def copy(self) -> PathState:
         return PathState([Frame(f.fn, dict(f.env), f.block, f.index, f.depth, f.result)
-                          for f in self.frames], dict(self.visited))
+                          for f in self.frames], dict(self.visited), dict(self.shadows))
 
 
 _LOC_RE = re.compile(r"\{L:([^:}]+):(\d+):(\d+)\}")
@@ -177,6 +180,7 @@ class ThreadExtractor:
         self.loop_headers: dict[str, dict[str, frozenset[str]]] = {}
         self.end = "LEND"  # the label the top frame's ret jumps to
         self.stream_host: str | None = None  # the host function run in stream order, if any
+        self.state = PathState([], {})  # the path being interpreted (walk sets it)
 
     # ---- registers, labels, lines
 
@@ -338,6 +342,7 @@ class ThreadExtractor:
             self.emit(f"{end}:", None)
 
     def walk(self, st: PathState) -> None:
+        self.state = st
         while True:
             self.steps += 1
             fr = st.frames[-1]
@@ -670,14 +675,15 @@ class ThreadExtractor:
         """A field of the NCCL communicator, from the configuration (gdrcheck/kernel/nccl.py)."""
         cfg = self.ex.config
         nodes = [cfg.node_of(r) for r in range(cfg.ranks)]
-        value = dev_comm_field(p.offset, nodes, p.rank) if ins.bits == 32 else None
+        value = dev_comm_field(p.offset, nodes, p.rank, ins.bits)
         if value is None:
             if lsa_team(nodes, p.rank) is None:
                 raise self.ex.error(ins.pos, "the ranks of a node are not contiguous (--nodes): "
                                     "NCCL's LSA team is modelled as contiguous world ranks")
             raise self.ex.error(ins.pos, f"a read of {p.base} at byte {p.offset}: of the "
                                 "ncclDevComm fields only rank, nRanks, lsaRank and lsaSize "
-                                "are modelled")
+                                "(and the barrier handles, passed to barrier sessions) are "
+                                "modelled")
         return value
 
     def store(self, fr: Frame, ins: Instr) -> None:
@@ -733,6 +739,7 @@ class Extractor:
         self.signals: set[str] = set()
         self.shared: set[str] = set()
         self.shared_names: dict[str, str] = {}  # source name -> IR global
+        self.shadow_owner: dict[tuple[int, object], int] = {}  # (rank, shadow) -> thread
         self.calls = calls(self)
         self.kernel = module.kernel(config.kernel)
         self.comms = {p.name for p in self.kernel.params if p.byval == DEV_COMM_TYPE}
@@ -754,9 +761,10 @@ class Extractor:
         cfg = self.config
         threads: list[ThreadCode] = []
         stream = cfg.host_order == "stream"
-        if stream and (cfg.init or cfg.check) and cfg.grid * cfg.block != 1:
-            raise KernelError("--host-order stream runs the host code in the rank's one kernel "
-                              "thread: it needs --grid 1 --block 1")
+        if stream and (cfg.init or cfg.check) and cfg.grid != 1:
+            raise KernelError("--host-order stream runs the host code in thread 0 of the "
+                              "rank's one CTA, the other threads meeting it at a bar.sync: it "
+                              "needs --grid 1")
         for name, mode in ((cfg.init, "init"), (cfg.check, "check")):
             if name is None or stream:
                 continue
@@ -774,20 +782,30 @@ class Extractor:
                     # stream order (docs/kernels.md, "Host code"): the host's copies
                     # complete before the kernel starts, the kernel before the host's
                     # cudaStreamSynchronize returns; each boundary is a fence.sc.sys
+                    # (with several threads, the host code runs in thread 0, and the CTA's
+                    # threads meet it at a bar.sync: every thread of the kernel starts after
+                    # the copies and ends before the host reads)
+                    many = cfg.block > 1
                     if stream and cfg.init:
-                        th.stream_host = cfg.init
-                        th.run(self.host_function(cfg.init, "init"), self.host_env(cfg.init,
-                                                                                  rank), "LINIT")
-                        th.stream_host = None
-                        th.emit("fence.sc.sys", None, "stream order: host code, then kernel")
+                        if tid == 0:
+                            th.stream_host = cfg.init
+                            th.run(self.host_function(cfg.init, "init"),
+                                   self.host_env(cfg.init, rank), "LINIT")
+                            th.stream_host = None
+                            th.emit("fence.sc.sys", None, "stream order: host code, then kernel")
+                        if many:
+                            th.emit("bar.sync 0", None, "stream order: the kernel starts")
                     th.run(self.kernel, dict(env), "LEND" if not (stream and cfg.check)
                            else "LKERNEL")
                     if stream and cfg.check:
                         th.emit("fence.sc.sys", None, "stream order: kernel, then host code")
-                        th.stream_host = cfg.check
-                        th.run(self.host_function(cfg.check, "check"),
-                               self.host_env(cfg.check, rank))
-                        th.stream_host = None
+                        if many:
+                            th.emit("bar.sync 0", None, "stream order: the kernel ends")
+                        if tid == 0:
+                            th.stream_host = cfg.check
+                            th.run(self.host_function(cfg.check, "check"),
+                                   self.host_env(cfg.check, rank))
+                            th.stream_host = None
                     threads.append(code)
         for code in threads:
             code.lines = _drop_unused_labels(code.lines)

@@ -15,6 +15,17 @@ DEV_COMM_TYPE = "struct.ncclDevComm"
 DEV_COMM_FIELDS = {8: "rank", 12: "nRanks", 20: "lsaRank", 24: "lsaSize"}
 """Byte offset -> field of ``ncclDevComm`` (32-bit ints) the extraction answers."""
 
+BARRIER_RESOURCES = {32: (0, "lsaBarrier"), 40: (1, "railGinBarrier"),
+                     48: (2, "worldGinBarrier"), 56: (3, "hybridLsaBarrier"),
+                     64: (4, "hybridRailGinBarrier"), 72: (5, "hybridWorldGinBarrier")}
+"""Byte offset of a barrier handle in gdrcheck's ``ncclDevComm`` -> (the number the
+extraction answers for the handle's first field, the handle's name). NCCL fills the handles
+at ``ncclDevCommCreate`` (each barrier kind its own allocation, comm__types.h:38-69); a
+kernel passes them to barrier sessions only, so each stands for its resource: the barrier
+inboxes and signals of one resource are apart from another's."""
+
+BARRIER_NAMES = {number: name for number, name in BARRIER_RESOURCES.values()}
+
 
 @dataclass(frozen=True)
 class LsaTeam:
@@ -36,9 +47,14 @@ def lsa_team(nodes: list[int], rank: int) -> LsaTeam | None:
     return LsaTeam(members[0], rank - members[0], len(members))
 
 
-def dev_comm_field(offset: int, nodes: list[int], rank: int) -> int | None:
-    """The value of the communicator's field at ``offset`` for ``rank``; None when the
-    extraction does not model that field."""
+def dev_comm_field(offset: int, nodes: list[int], rank: int, bits: int = 32) -> int | None:
+    """The value of the communicator's field at ``offset`` for ``rank`` (a ``bits``-bit
+    read); None when the extraction does not model that field. A barrier handle (its first
+    field, or the whole 8-byte handle: the second is 0) reads as its resource's number."""
+    if offset in BARRIER_RESOURCES and bits in (32, 64):
+        return BARRIER_RESOURCES[offset][0]
+    if bits != 32:
+        return None
     team = lsa_team(nodes, rank)
     name = DEV_COMM_FIELDS.get(offset)
     if name is None or team is None:

@@ -518,13 +518,17 @@ class GinGet:
 
 @dataclass(frozen=True)
 class GinWait:
-    """``gin.wait_signal S, 1`` / ``gin.wait_counter C, 1`` (blocks until >= value)."""
+    """``gin.wait_signal S, 1`` / ``gin.wait_counter C, 1`` (blocks until >= value).
+
+    With ``base``, the threshold is that register of the thread plus ``value``
+    (``gin.wait_signal S, r0+2``: NCCL's ``waitSignal(..., readSignal(S) + n)``)."""
 
     what: Literal["signal", "counter"]
     name: str
     value: int
     va: bool = False  # a VA signal: a window location, not a declared signal
     pos: Pos = _pos()
+    base: Reg | None = None
 
 
 @dataclass(frozen=True)

@@ -1134,18 +1134,33 @@ class _Builder:
                   op.pos)
         return op.name
 
+    def _least(self, op: Operand) -> tuple[Reg | None, int]:
+        """A wait's threshold: a constant (``2``), a register of the thread (``r0``) or a
+        register plus a constant (``r0+2``)."""
+        if op.kind == "int":
+            return None, op.value
+        if op.kind == "name" and self.is_register(op.name):
+            return Reg(op.name, op.pos), 0
+        if op.kind == "plus" and op.inner is not None and op.inner.kind == "name" \
+                and self.is_register(op.inner.name):
+            return Reg(op.inner.name, op.inner.pos), op.value
+        _fail("expected the threshold: an integer, a register (r0) or a register plus an "
+              f"integer (r0+2), found {op.text!r}", op.pos)
+
     def gin_wait_signal(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 2, 3, "gin.wait_signal S, value{, va}")
         ops = cell.operands
         va = self._va_flag(cell, ops, 2)
         name = self._va_name(ops[0]) if va else self._signal_name(ops[0])
-        return GinWait("signal", name, _int(ops[1]), va, cell.pos)
+        base, least = self._least(ops[1])
+        return GinWait("signal", name, least, va, cell.pos, base)
 
     def gin_wait_counter(self, cell: Cell, parts: list[str]) -> Instr:
         _arity(cell, 2, 2, "gin.wait_counter C, value")
         ops = cell.operands
-        return GinWait("counter", self._signal_name(ops[0], "counter"), _int(ops[1]),
-                       pos=cell.pos)
+        base, least = self._least(ops[1])
+        return GinWait("counter", self._signal_name(ops[0], "counter"), least,
+                       pos=cell.pos, base=base)
 
     def _read(self, cell: Cell, parts: list[str], what: str) -> Instr:
         q = _qualifiers(cell, parts, {"order": ("relaxed",)}, base=2)

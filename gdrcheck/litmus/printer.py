@@ -333,7 +333,9 @@ def _gin_instr(i: Instr) -> str:
     if isinstance(i, GinGet):
         return f"gin.get {i.ctx}, {i.dst}, {i.src}"
     if isinstance(i, GinWait):
-        return f"gin.wait_{i.what} {i.name}, {i.value}" + (", va" if i.va else "")
+        least = str(i.value) if i.base is None else (
+            i.base.name + (f"+{i.value}" if i.value else ""))
+        return f"gin.wait_{i.what} {i.name}, {least}" + (", va" if i.va else "")
     if isinstance(i, GinRead):
         relaxed = ".relaxed" if i.relaxed else ""
         va = ", va" if i.va else ""

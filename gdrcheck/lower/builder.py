@@ -206,10 +206,13 @@ class PathState:
         ev = self.emit("R", loc, tags, label, **kw)  # type: ignore[arg-type]
         return ReadVal(ev.eid)
 
-    def assume(self, cond: CmpExpr, wait: WaitSite | None = None) -> bool:
+    def assume(self, cond: CmpExpr, wait: WaitSite | None = None,
+               polled: tuple[int, ...] | None = None) -> bool:
         """Continue only where ``cond`` holds: the other outcome ends the path in a
         discarded (cut) leaf, as a blocking wait (``wait``) that never returns. False
-        when ``cond`` is constantly false (the whole path is discarded)."""
+        when ``cond`` is constantly false (the whole path is discarded). ``polled``: the
+        reads the wait repeats (default: every read ``cond`` depends on; a wait whose
+        threshold was read before polls only its own read)."""
         fork = self.fork(cond)
         if fork is True:
             return True
@@ -221,7 +224,10 @@ class PathState:
             return False
         yes, no = fork
         regs = tuple(sorted(no.regs.items()))
-        polled = tuple(sorted(expr_reads(cond))) if wait is not None else ()
+        if wait is None:
+            polled = ()
+        elif polled is None:
+            polled = tuple(sorted(expr_reads(cond)))
         self.builder.leaves.append(Leaf(self.thread, no.block, regs, True, wait,
                                         wait_reads=polled))
         self.block = yes.block

@@ -294,14 +294,15 @@ def _get(st: PathState, world: World, family: str, ctx: str, dst_ref: A.LocRef,
     o.local_completion()
 
 
-def _wait(st: PathState, loc: str, cmp: str, value: int, label: str, pos: object,
+def _wait(st: PathState, loc: str, cmp: str, value: Expr, label: str, pos: object,
           family: str, relaxed: bool = False, extra: set[str] | None = None
           ) -> Iterator[PathState]:
     tags = {family, "GWAIT", "RLX" if relaxed else "ACQ", "SYS"} | (extra or set())
     r = st.read(loc, tags, label, scope="sys", pos=pos, rank=st.place.gpu)  # type: ignore[arg-type]
     # gin.step has moved pc past the call already: pc is the call's 1-based row
     site = WaitSite(st.thread, st.pc, label, pos if isinstance(pos, Pos) else NOPOS)
-    if st.assume(CmpExpr(cmp, r, value), site):
+    # the wait polls its own read only: a threshold in a register was read once, before
+    if st.assume(CmpExpr(cmp, r, value), site, polled=(r.eid,)):
         yield st
 
 
@@ -373,7 +374,11 @@ def step(st: PathState, world: World, ins: A.Instr, label: str) -> Iterator[Path
                 op=req[0])
     elif isinstance(ins, A.GinWait):
         loc = world.loc(A.LocRef(ins.name), rank)
-        yield from _wait(st, loc, "ge", ins.value, label, ins.pos, "GIN",
+        least: Expr = ins.value
+        if ins.base is not None:  # gin.wait_signal S, r0+2: the register's value plus 2
+            base = st.reg(ins.base.name)
+            least = BinOp("add", base, ins.value) if ins.value else base
+        yield from _wait(st, loc, "ge", least, label, ins.pos, "GIN",
                          extra={"VA"} if ins.va else set())
         return
     elif isinstance(ins, A.GinRead):

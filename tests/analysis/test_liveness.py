@@ -58,15 +58,38 @@ WAIT_HANDSHAKE = ("GIN shmem-reset-fixed\n{ x = 0; S = 0; R = 0; buf@0 = 1; one@
 """The reset is program-ordered before the receiver's own put_signal that the sender
 waits for, so the sender's signal comes after it in coherence: Live."""
 
+WAIT_REG_STALE = ("GIN wait-reg-stale\n{ S : signal; T : signal; }\n"
+                  " P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;\n"
+                  " gin.signal c0, S@1    | gin.read_signal r0, S ;\n"
+                  " gin.signal c0, T@1    | gin.signal c0, S@1 ;\n"
+                  "                       | gin.wait_signal T, r0+1 ;\n"
+                  "exists (1:r0 = 1)\n")
+"""A threshold read before the wait (NCCL's waitSignal(S, readSignal(S) + n)): r0 may read
+P0's signal of S (1), and T reaches 1 only: P1 then waits for T >= 2 forever (Hang). The
+earlier read is not repeated, so it need not read the last write of S (P1's own, after it
+in program order): the stuck wait polls its own read only."""
+
+WAIT_REG_HANDSHAKE = ("GIN wait-reg-handshake\n{ R : signal; T : signal; }\n"
+                      " P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;\n"
+                      " gin.wait_signal R, 1  | gin.read_signal r0, T ;\n"
+                      " gin.signal c0, T@1    | gin.signal c0, R@0 ;\n"
+                      "                       | gin.wait_signal T, r0+1 ;\n"
+                      "exists (1:r0 = 1)\n")
+"""NCCL's order (02_alltoall_gin main.cu:82-85: the read before the barrier that precedes
+every peer's signal): P0 signals T only after P1's signal of R, which follows P1's read of
+T, so r0 is 0 (a read cannot see a write that depends on a later one) and the wait for
+T >= 1 is met by the last write of T (Live)."""
+
 CASES = [(SPIN_RESET, "ptx", "Hang"), (SPIN_SET, "ptx", "Live"),
          (SPIN_COUNT, "ptx", "Unknown"), (WAIT_RESET, "nvshmem-api", "Hang"),
-         (WAIT_HANDSHAKE, "nvshmem-api", "Live")]
+         (WAIT_HANDSHAKE, "nvshmem-api", "Live"), (WAIT_REG_STALE, "gin-api", "Hang"),
+         (WAIT_REG_HANDSHAKE, "gin-api", "Live")]
 
 
 @pytest.mark.parametrize("engine", ["smt", "explicit"])
 @pytest.mark.parametrize(("text", "model", "want"), CASES,
                          ids=["spin-reset", "spin-set", "spin-count", "wait-reset",
-                              "wait-handshake"])
+                              "wait-handshake", "wait-reg-stale", "wait-reg-handshake"])
 def test_answers(text: str, model: str, want: str, engine: str) -> None:
     test = parse_litmus(text)
     options = CheckOptions(engine=engine)

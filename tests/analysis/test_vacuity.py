@@ -132,3 +132,17 @@ def test_assert_forbidden_fails_on_a_vacuous_answer() -> None:
         gdrcheck.assert_forbidden(NEVER, "gin-api")
     out = gdrcheck.assert_forbidden(NEVER, "gin-api", allow_vacuous=True)
     assert out.vacuous and out.vacuity is not None
+
+
+@pytest.mark.parametrize("engine", ["smt", "explicit"])
+def test_a_register_threshold_never_reached_is_vacuous(engine: str) -> None:
+    # one strong signal bumps S once (R-GIN-3); the threshold is the value read before plus
+    # 2, at least 2: never satisfied, named as written
+    text = ("GIN reg-never\n{ S : signal; }\n"
+            " P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;\n"
+            " gin.signal c0, S@1    | gin.read_signal r0, S ;\n"
+            "                       | gin.wait_signal S, r0+2 ;\n"
+            "exists (1:r0 = 0)\n")
+    res = check_test(parse_litmus(text), "gin-api", options=CheckOptions(engine=engine))
+    assert res.verdict == "Forbidden" and res.vacuous
+    assert [str(w) for w in res.blocked] == ["P1:2 gin.wait_signal S, r0+2"]

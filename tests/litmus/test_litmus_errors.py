@@ -119,6 +119,9 @@ CASES = [
      "aggregate)"),
     (gin("gin.wait_signal S@1, 1"), "4:18",
      "a rank waits on, reads and resets its own signals: write S, not S@1"),
+    (gin("gin.wait_signal S, x+1"), "4:21",
+     "expected the threshold: an integer, a register (r0) or a register plus an integer "
+     "(r0+2), found 'x+1'"),
     (gin("gin.wait_counter S, 1"), "4:19",
      "'S' is not a counter: declare it in the init block ('S : counter;')"),
     (gin("gin.barrier c0, all"), "4:18",

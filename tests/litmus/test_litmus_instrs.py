@@ -38,6 +38,7 @@ from gdrcheck.litmus.ast import (
     X86Mov,
     X86Xchg,
 )
+from gdrcheck.litmus.printer import print_litmus
 
 GIN_INIT = "x = 0; buf@0 = 1; S : signal; T : signal; C : counter;"
 
@@ -257,6 +258,10 @@ GIN_CASES = [
     ("gin.read_signal.relaxed r0, S", GinRead("signal", Reg("r0"), "S", relaxed=True)),
     ("gin.read_counter r3, C", GinRead("counter", Reg("r3"), "C")),
     ("gin.wait_signal f, 1, va", GinWait("signal", "f", 1, va=True)),
+    # a threshold in a register (NCCL's waitSignal(..., readSignal(S) + n)):
+    ("gin.wait_signal S, r0+2", GinWait("signal", "S", 2, base=Reg("r0"))),
+    ("gin.wait_signal S, r1", GinWait("signal", "S", 0, base=Reg("r1"))),
+    ("gin.wait_counter C, r3+1", GinWait("counter", "C", 1, base=Reg("r3"))),
     ("gin.read_signal r0, f, va", GinRead("signal", Reg("r0"), "f", va=True)),
     ("gin.reset_signal S", GinReset("signal", "S")),
     ("gin.reset_counter C", GinReset("counter", "C")),
@@ -269,6 +274,21 @@ GIN_CASES = [
 @pytest.mark.parametrize(("cell", "expected"), GIN_CASES, ids=[c for c, _ in GIN_CASES])
 def test_gin_call(cell: str, expected: Instr) -> None:
     assert one("GIN", cell, GIN_INIT) == expected
+
+
+def test_a_register_threshold_round_trips_through_the_printer() -> None:
+    text = ("GIN reg-wait\n{ S : signal; C : counter; }\n"
+            " P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;\n"
+            " gin.signal c0, S@1    | gin.read_signal r0, S ;\n"
+            "                       | gin.wait_signal S, r0+1 ;\n"
+            "                       | gin.wait_signal S, r0 ;\n"
+            "                       | gin.wait_counter C, r0+2 ;\n"
+            "exists (1:r0 = 0)\n")
+    t = parse_litmus(text)
+    printed = print_litmus(t)
+    assert "gin.wait_signal S, r0+1" in printed and "gin.wait_signal S, r0 " in printed
+    assert "gin.wait_counter C, r0+2" in printed
+    assert parse_litmus(printed) == t
 
 
 # --------------------------------------------------------------------------

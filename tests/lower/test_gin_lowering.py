@@ -9,7 +9,7 @@ from gdrcheck.engine.base import Frame, base_env
 from gdrcheck.errors import LitmusError, UnsupportedError
 from gdrcheck.litmus import parse_litmus
 from gdrcheck.lower import lower
-from gdrcheck.lower.program import Event, Program
+from gdrcheck.lower.program import BinOp, CmpExpr, Event, Program, ReadVal
 
 HEAD = " P0@cta 0,gpu 0,node 0 | P1@cta 0,gpu 1,node 1 ;\n"
 
@@ -379,3 +379,27 @@ def test_sync_all_is_barrier_all_without_the_quiet() -> None:
     barrier = prog("x = 0;", ["shmem.barrier_all | shmem.barrier_all"], "exists (x@1 = 0)")
     assert not by_tag(sync, "QUIET") and len(by_tag(barrier, "QUIET")) == 2
     assert len(by_tag(sync, "BARSIG", "W")) == len(by_tag(barrier, "BARSIG", "W")) == 4
+def test_a_wait_with_a_register_threshold_compares_with_the_register_plus_the_constant(
+        ) -> None:
+    # NCCL's waitSignal(coop, S, readSignal(S) + n) (docs/examples/06_device_api/02_alltoall_gin
+    # main.cu:82, 101): the wait's read of S is compared with the value read before plus n
+    p = prog("S : signal; T : signal;",
+             ["gin.signal c0, S@1 | gin.read_signal r0, S",
+              "gin.signal c0, T@1 | gin.wait_signal T, r0+2"])
+    first, wait = by_tag(p, "R", "GWAIT")
+    assert first.loc == "S@1" and wait.loc == "T@1"
+    conds = {b.cond for b in p.blocks if b.cond is not None}
+    assert CmpExpr("ge", ReadVal(wait.eid), BinOp("add", ReadVal(first.eid), 2)) in conds
+    # the failing outcome is a blocking wait that polls its own read only: the threshold
+    # was read once (a fair execution need not let that earlier read see the last write)
+    (stuck,) = [lf for lf in p.leaves if lf.wait is not None]
+    assert stuck.polled() == (wait.eid,)
+    assert str(stuck.wait) == "P1:2 gin.wait_signal T, r0+2"
+
+
+def test_a_bare_register_threshold_is_the_register() -> None:
+    p = prog("S : signal;", ["gin.signal c0, S@1 | gin.read_signal r0, S",
+                             "                   | gin.wait_signal S, r0"])
+    first, wait = by_tag(p, "R", "GWAIT")
+    conds = {b.cond for b in p.blocks if b.cond is not None}
+    assert CmpExpr("ge", ReadVal(wait.eid), ReadVal(first.eid)) in conds

@@ -1,14 +1,14 @@
 /* gdrcheck's NCCL device API subset (docs/kernels.md, "NCCL"): LSA pointers and barriers,
- * and the basic ncclGin calls.
+ * the basic ncclGin calls, GIN barrier sessions and hybrid (LSA + GIN) barrier sessions.
  *
  * Names and signatures as NVIDIA/nccl@5067397c declares them (each cited where it is
  * reproduced). Each function follows the intrinsic convention: one call of an extern "C"
  * __gdrcheck_lsa_* declaration, which the extractor lowers to the litmus test's PTX (LSA
  * loads and stores are PTX accesses of a peer's location, docs/litmus-format.md §8).
  *
- * Cut (clang's error at the user's line when a kernel uses them): the GIN barrier, hybrid
- * barriers, multimem pointers other than ncclGetLsaMultimemPointer, ncclSymPtr, the LL
- * all-to-all, reduce-copy, VA signals, counters, get, flushAsync/wait, the signal shadows, ncclGin's LocalAction / Coop /
+ * Cut (clang's error at the user's line when a kernel uses them): ncclGinAllContexts,
+ * rail-team barriers (ncclTeamTagRail), the free-function barriers, multimem pointers other than ncclGetLsaMultimemPointer, ncclSymPtr, the LL all-to-all, reduce-copy, VA signals,
+ * counters, get, flushAsync/wait, the signal shadows, ncclGin's LocalAction / Coop /
  * descriptor / release-scope / optFlags arguments, the warp / tile Coop groups, barrier
  * timeouts. */
 #ifndef GDRCHECK_NCCL_DEVICE_H
@@ -29,17 +29,19 @@ struct ncclTeamTagWorld {};
 struct ncclTeamTagLsa {};
 struct ncclTeamTagRail {};
 
-/* Opaque handles: only passed to the functions of this header, never read by the kernel.
- * lsa_barrier__types.h / gin_barrier__types.h hold NCCL's (a resource buffer handle and a
- * barrier count). */
+/* Barrier handles: NCCL's fields (lsa_barrier__types.h, gin_barrier__types.h:14-17). The
+ * extraction answers a read of the first field of each handle of the communicator with the
+ * number of that barrier resource (gdrcheck/kernel/nccl.py BARRIER_RESOURCES), so that the
+ * sessions over lsaBarrier and hybridLsaBarrier (or worldGinBarrier, hybridRailGinBarrier,
+ * hybridWorldGinBarrier) use barriers of their own, as NCCL's distinct allocations do. */
 struct ncclLsaBarrierHandle {
     uint32_t bufHandle;
     int nBarriers;
 };
 typedef struct ncclLsaBarrierHandle ncclLsaBarrierHandle_t;
 struct ncclGinBarrierHandle {
-    uint32_t bufHandle;
-    int nBarriers;
+    uint32_t signal0; /* ncclGinSignal_t */
+    uint32_t unused;  /* ncclDevResourceHandle_t */
 };
 typedef struct ncclGinBarrierHandle ncclGinBarrierHandle_t;
 
@@ -48,7 +50,7 @@ typedef struct ncclGinBarrierHandle ncclGinBarrierHandle_t;
  * lsaSize 24, lsaSize_rcp32 28). The kernel parameter of this type is the communicator:
  * the extractor answers a read of rank, nRanks, lsaRank, lsaSize from the configuration
  * (gdrcheck/kernel/nccl.py DEV_COMM_FIELDS); any other field read is refused. The handles
- * that follow keep their names (comm__types.h:44-45) but not NCCL's offsets. */
+ * that follow keep their names (comm__types.h:38-69) but not NCCL's offsets. */
 struct ncclDevComm {
     unsigned int magic;
     unsigned int version;
@@ -56,8 +58,12 @@ struct ncclDevComm {
     uint32_t nRanks_rcp32;
     int lsaRank, lsaSize;
     uint32_t lsaSize_rcp32;
-    ncclLsaBarrierHandle_t lsaBarrier;
-    ncclGinBarrierHandle_t railGinBarrier;
+    ncclLsaBarrierHandle_t lsaBarrier;            /* offset 32 */
+    ncclGinBarrierHandle_t railGinBarrier;        /* 40 */
+    ncclGinBarrierHandle_t worldGinBarrier;       /* 48 */
+    ncclLsaBarrierHandle_t hybridLsaBarrier;      /* 56 */
+    ncclGinBarrierHandle_t hybridRailGinBarrier;  /* 64 */
+    ncclGinBarrierHandle_t hybridWorldGinBarrier; /* 72 */
 };
 typedef struct ncclDevComm ncclDevComm_t;
 
@@ -67,10 +73,10 @@ __device__ void *__gdrcheck_lsa_pointer(ncclWindow_t w, size_t offset, int lsaPe
 __device__ void *__gdrcheck_lsa_peer_pointer(ncclWindow_t w, size_t offset, int worldPeer);
 __device__ void __gdrcheck_lsa_barrier_arrive(uint32_t index, uint32_t epoch, int order,
                                               int teamRank, int teamSize, int coopRank,
-                                              int coopSize);
+                                              int coopSize, uint32_t resource);
 __device__ uint32_t __gdrcheck_lsa_barrier_wait(uint32_t index, uint32_t epoch, int order,
                                                 int teamRank, int teamSize, int coopRank,
-                                                int coopSize);
+                                                int coopSize, uint32_t resource);
 __device__ void __gdrcheck_lsa_barrier_mm_arrive(uint32_t index, int order, int teamRank,
                                                  int teamSize, int coopRank);
 __device__ uint32_t __gdrcheck_lsa_barrier_mm_wait(uint32_t index, uint32_t epoch, int order,
@@ -152,19 +158,21 @@ struct ncclLsaBarrierSession {
     uint32_t index;
     uint32_t epoch;
     bool multimem;
+    uint32_t resource; /* the handle's barrier resource (lsaBarrier or hybridLsaBarrier) */
 
     /* lsa_barrier.h:23-24 */
     __device__ __forceinline__ ncclLsaBarrierSession(Coop c, ncclDevComm const &comm,
-                                                     ncclTeam tm, ncclLsaBarrierHandle,
+                                                     ncclTeam tm, ncclLsaBarrierHandle handle,
                                                      uint32_t idx, bool mm = false)
-        : coop(c), team(tm), index(idx), epoch(0), multimem(mm) {
+        : coop(c), team(tm), index(idx), epoch(0), multimem(mm), resource(handle.bufHandle) {
         (void)comm;
     }
     /* lsa_barrier.h:26-27 */
     __device__ __forceinline__ ncclLsaBarrierSession(Coop c, ncclDevComm const &comm,
                                                      ncclTeamTagLsa, uint32_t idx,
                                                      bool mm = false)
-        : coop(c), team(ncclTeamLsa(comm)), index(idx), epoch(0), multimem(mm) {}
+        : coop(c), team(ncclTeamLsa(comm)), index(idx), epoch(0), multimem(mm),
+          resource(comm.lsaBarrier.bufHandle) {}
     ncclLsaBarrierSession(ncclLsaBarrierSession const &) = delete; /* lsa_barrier.h:31 */
 
     /* lsa_barrier.h:33 */
@@ -175,7 +183,7 @@ struct ncclLsaBarrierSession {
                                              coop.thread_rank());
         else
             __gdrcheck_lsa_barrier_arrive(index, epoch, (int)order, team.rank, team.nRanks,
-                                          coop.thread_rank(), coop.size());
+                                          coop.thread_rank(), coop.size(), resource);
     }
     /* lsa_barrier.h:34 */
     __device__ __forceinline__ void wait(Coop, cuda::memory_order order) {
@@ -184,7 +192,8 @@ struct ncclLsaBarrierSession {
                                                    team.nRanks, coop.thread_rank());
         else
             epoch = __gdrcheck_lsa_barrier_wait(index, epoch, (int)order, team.rank,
-                                                team.nRanks, coop.thread_rank(), coop.size());
+                                                team.nRanks, coop.thread_rank(), coop.size(),
+                                                resource);
         coop.sync();
     }
     /* lsa_barrier.h:35 */
@@ -273,26 +282,171 @@ struct ncclGin {
         __gdrcheck_gin_action a = __gdrcheck_gin_act(remoteAction);
         __gdrcheck_gin_signal(contextIndex, world(team, peer), a.kind, a.signal, a.value);
     }
-    /* gin.h:312-314 (the descriptor cut; the Coop's threads each flush their own puts) */
+    /* gin.h:312-314 (the descriptor cut; the Coop's threads each flush their own puts),
+     * between the two coop.sync() of impl/gin__funcs.h:753-759 */
     template <typename Coop>
-    __device__ __forceinline__ void flush(Coop, cuda::memory_order ord = cuda::memory_order_acquire) const {
+    __device__ __forceinline__ void flush(Coop coop, cuda::memory_order ord = cuda::memory_order_acquire) const {
+        coop.sync();
         __gdrcheck_gin_flush(contextIndex, (int)ord);
+        coop.sync();
     }
     /* gin.h:344-345 */
     __device__ __forceinline__ uint64_t readSignal(ncclGinSignal_t signal, int bits = 64,
                                                    cuda::memory_order ord = cuda::memory_order_acquire) const {
         return __gdrcheck_gin_read_signal(signal, bits, (int)ord);
     }
-    /* gin.h:352-354 */
+    /* gin.h:352-354; impl/gin__funcs.h:975-990: coop.sync(), the Coop's thread 0 polls the
+     * signal with loads of order `ord` until it reaches `least`, coop.sync() */
     template <typename Coop>
-    __device__ __forceinline__ void waitSignal(Coop, ncclGinSignal_t signal, uint64_t least,
+    __device__ __forceinline__ void waitSignal(Coop coop, ncclGinSignal_t signal, uint64_t least,
                                                int bits = 64,
                                                cuda::memory_order ord = cuda::memory_order_acquire) const {
-        __gdrcheck_gin_wait_signal(signal, least, bits, (int)ord);
+        coop.sync();
+        if (coop.thread_rank() == 0) __gdrcheck_gin_wait_signal(signal, least, bits, (int)ord);
+        coop.sync();
     }
     /* gin.h:377 */
     __device__ __forceinline__ void resetSignal(ncclGinSignal_t signal) const {
         __gdrcheck_gin_reset_signal(signal);
+    }
+};
+
+/* ---- memory orders: src/include/nccl_device/utility.h:345-354 (NCCL's code) ------------- */
+__GDRCHECK_API cuda::memory_order __gdrcheck_acquireOrderOf(cuda::memory_order ord) {
+    return ord == cuda::memory_order_release ? cuda::memory_order_relaxed :
+           ord == cuda::memory_order_acq_rel ? cuda::memory_order_acquire : ord;
+}
+__GDRCHECK_API cuda::memory_order __gdrcheck_releaseOrderOf(cuda::memory_order ord) {
+    return ord == cuda::memory_order_acquire ? cuda::memory_order_relaxed :
+           ord == cuda::memory_order_acq_rel ? cuda::memory_order_release : ord;
+}
+
+/* ---- GIN barrier sessions: src/include/nccl_device/gin_barrier.h:26-73 ------------------ */
+
+/* gin_barrier.h:26-42 */
+enum ncclGinFenceLevel : uint32_t {
+    None = 0,
+    Put = 1u << 0,
+    Get = 1u << 1,
+    Relaxed = None,
+};
+__GDRCHECK_API constexpr ncclGinFenceLevel operator|(ncclGinFenceLevel a, ncclGinFenceLevel b) {
+    return static_cast<ncclGinFenceLevel>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
+}
+__GDRCHECK_API constexpr ncclGinFenceLevel operator&(ncclGinFenceLevel a, ncclGinFenceLevel b) {
+    return static_cast<ncclGinFenceLevel>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
+}
+
+extern "C" {
+/* ncclGin::signal(team, peer, ncclGin_SignalInc{signal}, ncclCoopThread(), ncclGin_None(),
+ * givenRelease) of gin_barrier__funcs.h:104-106 to world rank `peer`, on barrier resource
+ * `resource`'s signal `signal` (relative to the handle's signal0) */
+__device__ void __gdrcheck_gin_barrier_signal(int context, int peer, uint32_t resource,
+                                              uint32_t signal, int givenSystem);
+/* gin_barrier__funcs.h:107-116: waitVal = ++shadow of the signal; waitSignal(ncclCoopThread(),
+ * signal, waitVal, 32, order) */
+__device__ void __gdrcheck_gin_barrier_wait(uint32_t resource, uint32_t signal, int order);
+/* a barrier the configuration cannot decide (refused at the caller's line) */
+__device__ void __gdrcheck_gin_barrier_refuse(int why);
+}
+
+/* gin_barrier.h:54-73 and impl/gin_barrier__types.h:20-34; the functions are those of
+ * impl/gin_barrier__funcs.h:13-34 and :68-172, for one context (ncclGin) and no timeout.
+ * The signal shadows (gin_barrier__funcs.h:107-108) are NCCL's per-signal counters of the
+ * waits posted: the extraction keeps them per rank, starting at 0 (one launch: the
+ * signals and their shadows are fresh). */
+template <typename Coop>
+struct ncclGinBarrierSession {
+    Coop coop;
+    ncclGin net;
+    ncclTeam team;
+    ncclGinBarrierHandle handle;
+    int index;
+    ncclGinSignal_t signal;
+
+    /* gin_barrier__funcs.h:13-19 */
+    __device__ __forceinline__ ncclGinBarrierSession(Coop c, ncclGin n, ncclTeam tm,
+                                                     ncclGinBarrierHandle h, uint32_t barrierIndex)
+        : coop(c), net(n), team(tm), handle(h), index((int)barrierIndex) {
+        signal = barrierIndex * team.nRanks; /* + handle.signal0: the resource names it */
+    }
+    /* gin_barrier__funcs.h:29-33 */
+    __device__ __forceinline__ ncclGinBarrierSession(Coop c, ncclGin n, ncclTeamTagWorld,
+                                                     uint32_t barrierIndex)
+        : ncclGinBarrierSession(c, n, ncclTeamWorld(n.comm), n.comm.worldGinBarrier,
+                                barrierIndex) {}
+    ncclGinBarrierSession(ncclGinBarrierSession const &) = delete; /* gin_barrier.h:68 */
+
+    /* gin_barrier.h:70-71; gin_barrier__funcs.h:71-165 (syncInternal<false>) */
+    __device__ __forceinline__ void sync(Coop, cuda::memory_order ord,
+                                         ncclGinFenceLevel fence = ncclGinFenceLevel::Put |
+                                                                   ncclGinFenceLevel::Get) {
+        coop.sync();
+        /* gin_barrier__funcs.h:128 */
+        int nPeerSigs = (fence & ncclGinFenceLevel::Put) ? team.nRanks : team.nRanks - 1;
+        /* gin_barrier__funcs.h:148-153 */
+        for (int i = coop.thread_rank(); i < nPeerSigs; i += coop.size()) {
+            int peer = 1 + team.rank + i;
+            if (team.nRanks <= peer) peer -= team.nRanks;
+            /* signalAndWait, gin_barrier__funcs.h:103-119 */
+            __gdrcheck_gin_barrier_signal(
+                net.contextIndex, net.world(team, peer), handle.signal0, signal + team.rank,
+                __gdrcheck_releaseOrderOf(ord) != cuda::memory_order_relaxed ? 0 : 1);
+            __gdrcheck_gin_barrier_wait(handle.signal0, signal + peer,
+                                        (int)__gdrcheck_acquireOrderOf(ord));
+        }
+        /* gin_barrier__funcs.h:158-160 (fenceFlush: this->net.flush(this->coop, order)) */
+        if (fence & ncclGinFenceLevel::Get) net.flush(coop, __gdrcheck_acquireOrderOf(ord));
+        coop.sync(); /* gin_barrier__funcs.h:163 */
+    }
+};
+
+/* ---- hybrid barrier sessions: src/include/nccl_device/barrier.h:18-41 ------------------- */
+
+/* ncclTeamRail, impl/core__funcs.h:35-41 (NCCL's code, the division exact: every node has
+ * lsaSize ranks, which the extraction checks) */
+__GDRCHECK_API ncclTeam ncclTeamRail(ncclDevComm const &comm) {
+    ncclTeam ans;
+    ans.nRanks = comm.nRanks / comm.lsaSize;
+    ans.rank = comm.rank / comm.lsaSize;
+    ans.stride = comm.lsaSize;
+    if (comm.nRanks % comm.lsaSize != 0) __gdrcheck_gin_barrier_refuse(1);
+    return ans;
+}
+
+/* barrier.h:18-41, impl/barrier__types.h:14-26, impl/barrier__funcs.h:29-39 (the world
+ * constructor) and :82-98 (sync). The optional members are present (the world constructor
+ * makes all three). */
+template <typename Coop>
+struct ncclBarrierSession {
+    Coop coop;
+    ncclGin gin;
+    ncclLsaBarrierSession<Coop> innerLsaBar;
+    ncclGinBarrierSession<Coop> outerRailGinBar;
+    ncclGinBarrierSession<Coop> outerWorldGinBar;
+
+    /* barrier.h:25; barrier__funcs.h:29-39 */
+    __device__ __forceinline__ ncclBarrierSession(Coop c, ncclTeamTagWorld, ncclGin g,
+                                                  uint32_t index, bool multimem = false)
+        : coop(c), gin(g),
+          innerLsaBar(c, g.comm, ncclTeamLsa(g.comm), g.comm.hybridLsaBarrier, index, multimem),
+          outerRailGinBar(c, g, ncclTeamRail(g.comm), g.comm.hybridRailGinBarrier, index),
+          outerWorldGinBar(c, g, ncclTeamWorld(g.comm), g.comm.hybridWorldGinBarrier, index) {}
+    ncclBarrierSession(ncclBarrierSession const &) = delete; /* barrier.h:30 */
+
+    /* barrier.h:32-33; barrier__funcs.h:60-72 */
+    __device__ __forceinline__ ncclLsaBarrierSession<Coop> &lsaBarrier() { return innerLsaBar; }
+    __device__ __forceinline__ ncclGinBarrierSession<Coop> &ginBarrier() { return outerRailGinBar; }
+
+    /* barrier.h:35-36; barrier__funcs.h:82-98. useWorldForFence (barrier__funcs.h:76-79)
+     * is false without ncclGinFenceLevel::Put; with Put it reads comm.ginContextsRailed,
+     * a property of the communicator the configuration does not give: refused. */
+    __device__ __forceinline__ void sync(Coop, cuda::memory_order ord,
+                                         ncclGinFenceLevel fence = ncclGinFenceLevel::Put |
+                                                                   ncclGinFenceLevel::Get) {
+        if (fence & ncclGinFenceLevel::Put) __gdrcheck_gin_barrier_refuse(2);
+        innerLsaBar.sync(coop, __gdrcheck_releaseOrderOf(ord));
+        outerRailGinBar.sync(coop, __gdrcheck_acquireOrderOf(ord), fence);
     }
 };
 #endif
