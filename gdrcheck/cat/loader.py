@@ -22,11 +22,12 @@ import importlib.resources
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from gdrcheck.cat import ast
 from gdrcheck.cat.parser import parse_cat
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import CatError, Pos
 from gdrcheck.limits import MAX_MODEL_BYTES, read_limited
 
