@@ -20,11 +20,10 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lark import Lark
-from lark import __version__ as lark_version
-from lark.exceptions import UnexpectedToken
+if TYPE_CHECKING:  # lark is imported where a parser is built (gdrcheck.dataclass_cache
+    from lark import Lark  # reads cache_dir before lark is needed)
 
 OFF = "off"
 """``GDRCHECK_CACHE_DIR=off``: build every parser in memory."""
@@ -46,6 +45,8 @@ def cache_dir() -> Path | None:
 
 def cache_file(name: str, grammar: str, options: dict[str, Any]) -> Path | None:
     """The cache file of grammar ``name`` (``litmus``, ``cat``) with these options."""
+    from lark import __version__ as lark_version
+
     where = cache_dir()
     if where is None:
         return None
@@ -58,6 +59,8 @@ def cache_file(name: str, grammar: str, options: dict[str, Any]) -> Path | None:
 def cached_lark(name: str, grammar: str, **options: Any) -> Lark:
     """``Lark(grammar, parser="lalr", **options)``, its tables read from the cache when
     they are there and written to it when they are not (see the module's docstring)."""
+    from lark import Lark
+
     options = {"parser": "lalr", **options}
     final = cache_file(name, grammar, options)
     if final is None:
@@ -78,6 +81,8 @@ def ticking_parse(parser: Lark, text: str, tick: Callable[[], None], **options: 
     tokens, so that a time limit bounds the parse of a large input. A syntax error is
     the one ``parse`` raises, with the interactive parser at the failing token (what
     the "expected ..." messages read)."""
+    from lark.exceptions import UnexpectedToken
+
     ip = parser.parse_interactive(text, **options)
     try:
         for count, _tok in enumerate(ip.iter_parse()):

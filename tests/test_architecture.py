@@ -18,19 +18,20 @@ LAYERS: dict[str, set[str]] = {
     # the pipeline, bottom up
     "errors": set(),
     "grammar_cache": set(),
+    "dataclass_cache": {"grammar_cache"},
     "lazy": set(),
     "limits": {"errors"},
-    "litmus": {"errors", "grammar_cache", "limits"},
-    "cat": {"errors", "grammar_cache", "lazy", "limits"},
-    "lower": {"errors", "litmus"},
-    "engine": {"errors", "lazy", "litmus", "cat", "lower"},
-    "analysis": {"errors", "litmus", "cat", "lower", "engine"},
+    "litmus": {"errors", "dataclass_cache", "grammar_cache", "limits"},
+    "cat": {"errors", "dataclass_cache", "grammar_cache", "lazy", "limits"},
+    "lower": {"errors", "dataclass_cache", "litmus"},
+    "engine": {"errors", "dataclass_cache", "lazy", "litmus", "cat", "lower"},
+    "analysis": {"errors", "dataclass_cache", "litmus", "cat", "lower", "engine"},
     "gen": {"errors", "litmus"},
     # the kernel front end: a CUDA kernel becomes a litmus test
     "kernel": {"errors", "litmus"},
     # the printers read results (of the analysis, of a batch run, of a hardware run)
-    "report": {"errors", "litmus", "cat", "lower", "engine", "analysis", "batch", "hw",
-               "kernel"},
+    "report": {"errors", "dataclass_cache", "litmus", "cat", "lower", "engine", "analysis",
+               "batch", "hw", "kernel"},
     # the faces
     "hw": {"errors", "litmus", "lower", "engine", "analysis"},
     "batch": {"errors", "litmus", "engine", "analysis", "report"},
@@ -47,7 +48,8 @@ LAYERS: dict[str, set[str]] = {
 }
 """Package (or top-level module) -> the packages it may import."""
 
-QUIET = ("grammar_cache", "lazy", "litmus", "cat", "lower", "engine", "analysis", "gen", "kernel")
+QUIET = ("grammar_cache", "dataclass_cache", "lazy", "litmus", "cat", "lower", "engine",
+         "analysis", "gen", "kernel")
 """Layers that print nothing and know no command line."""
 
 

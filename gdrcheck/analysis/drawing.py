@@ -6,7 +6,7 @@ model's relations on it (``--show all``) and the edges to draw in bold (a cycle 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from gdrcheck.analysis.check import chosen_variants
@@ -19,6 +19,7 @@ from gdrcheck.analysis.models import ModelSpec, get_model
 from gdrcheck.analysis.options import DEFAULT_OPTIONS, CheckOptions
 from gdrcheck.cat import ast as C
 from gdrcheck.cat.values import Pair, RelV
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.engine.result import Result, Witness
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower import lower

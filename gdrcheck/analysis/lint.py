@@ -24,8 +24,9 @@ what it says, the lint says that what it says is probably not what was meant.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import Pos
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.printer import instr as print_instr

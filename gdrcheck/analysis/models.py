@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from gdrcheck.cat.loader import (
     load_model,
     search_path,
 )
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import InputError, Pos, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.features import test_features

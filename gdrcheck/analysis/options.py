@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import InputError
 from gdrcheck.lower import DEFAULT_UNROLL
 

@@ -6,6 +6,8 @@ directories, then ``specs/``) and splices its includes. Errors are
 :class:`~gdrcheck.errors.CatError` with ``file:line:col``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from gdrcheck.cat.loader import (
     SPECS_DIR,
     LoadedModel,
@@ -16,7 +18,9 @@ from gdrcheck.cat.loader import (
     search_path,
     specs_dir,
 )
-from gdrcheck.cat.parser import parse_cat
+
+if TYPE_CHECKING:
+    from gdrcheck.cat.parser import parse_cat
 
 __all__ = [
     "SPECS_DIR",
@@ -29,3 +33,11 @@ __all__ = [
     "search_path",
     "specs_dir",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "parse_cat":  # imported on first use: a model read back from the cache
+        from gdrcheck.cat.parser import parse_cat  # is not parsed (gdrcheck/cat/loader.py)
+
+        return parse_cat
+    raise AttributeError(f"module 'gdrcheck.cat' has no attribute '{name}'")

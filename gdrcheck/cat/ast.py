@@ -6,9 +6,10 @@ Produced by :mod:`gdrcheck.cat.parser`, interpreted by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import NOPOS, Pos
 
 

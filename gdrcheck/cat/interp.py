@@ -25,7 +25,7 @@ Two optional modes, both off by default (the engines' ordinary path):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ else:
 
 from gdrcheck.cat import ast as C
 from gdrcheck.cat.values import Formula, FunV, Pair, RelV, SetV, Value, f_and, f_not, f_or
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import CatError, Pos
 
 

@@ -18,16 +18,21 @@ The words are :data:`FEATURES`; without the pragma a model accepts
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.resources
 import os
+import pickle
 import re
+import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from gdrcheck.cat import ast
-from gdrcheck.cat.parser import parse_cat
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import CatError, Pos
+from gdrcheck.grammar_cache import cache_dir
 from gdrcheck.limits import MAX_MODEL_BYTES, read_limited
 
 SPECS_DIR: Path = Path(str(importlib.resources.files("gdrcheck") / "specs")).resolve()
@@ -327,7 +332,7 @@ class _Loader:
                 text = data.decode("utf-8")
             except UnicodeDecodeError as err:
                 raise _not_utf8(data, err, str(path)) from None
-            model = parse_cat(text, str(path), self.tick)
+            model = parse_cached(text, str(path), self.tick)
             self.files.append(SourceFile(path, text))
             self._parsed[key] = (model, len(self.files) - 1)
         return self._parsed[key]
@@ -385,6 +390,63 @@ class _Loader:
         seen.add(key)
         model, index = self.parse(found)
         return self.expand(model.stmts, found.parent, seen, index)
+
+
+# --------------------------------------------------------------------------
+# Parsed files kept on disk (a fast start: docs/performance.md, "Start-up, issue 24")
+# --------------------------------------------------------------------------
+
+_PARSER_FILES = ("cat.lark", "parser.py", "ast.py")
+"""What the parse of a text depends on, besides the text and its path: a change to one
+of these (or another lark, another Python) makes every kept parse old."""
+
+
+@functools.cache
+def _parser_tag() -> str:
+    from lark import __version__ as lark_version
+
+    here = Path(__file__).parent
+    digest = hashlib.sha256(f"{lark_version}\0{sys.version}".encode())
+    for name in _PARSER_FILES:
+        digest.update(b"\0" + (here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def parse_cached(text: str, path: str, tick: Callable[[], None] | None = None) -> ast.Model:
+    """``parse_cat(text, path, tick)``, kept on disk: the parse of a file is read back
+    while its text, its path and the parser (:data:`_PARSER_FILES`, lark, Python) are
+    those it was made from. One file per model path (``cat-model-*.pickle``) in the
+    cache directory of :mod:`gdrcheck.grammar_cache` (``GDRCHECK_CACHE_DIR=off``: none);
+    a file that cannot be read is parsed again and written again (to a temporary file
+    renamed over it); a directory that cannot be written keeps nothing. A syntax error
+    is never kept: the next load reports it again."""
+    where = cache_dir()
+    if where is None:
+        return _parse(text, path, tick)
+    file = where / f"cat-model-{hashlib.sha256(path.encode()).hexdigest()[:20]}.pickle"
+    key = hashlib.sha256(f"{path}\0{_parser_tag()}\0{text}".encode()).hexdigest()
+    try:
+        kept = pickle.loads(file.read_bytes())
+        if (isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key
+                and isinstance(kept[1], ast.Model)):
+            return kept[1]
+    except Exception:  # a missing or damaged file (any error of unpickling): parsed again
+        pass
+    model = _parse(text, path, tick)
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps((key, model), pickle.HIGHEST_PROTOCOL))
+        os.replace(tmp, file)
+    except OSError:
+        pass
+    return model
+
+
+def _parse(text: str, path: str, tick: Callable[[], None] | None) -> ast.Model:
+    from gdrcheck.cat.parser import parse_cat  # only for a file not kept (start-up time)
+
+    return parse_cat(text, path, tick)
 
 
 def _not_utf8(data: bytes, err: UnicodeDecodeError, path: str) -> CatError:

@@ -12,8 +12,10 @@ enumerator uses.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeAlias
+
+from gdrcheck.dataclass_cache import dataclass
 
 if TYPE_CHECKING:
     import z3

@@ -22,7 +22,7 @@ Built-in names (herd7's plus the PTX ones):
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ else:
 
 from gdrcheck.cat.interp import builtin_functions, inverse, seq
 from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and, f_or
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.lower.program import Alt, Event, Program
 
 TAGS = (

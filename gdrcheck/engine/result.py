@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.lower.program import WaitSite
 
 

@@ -10,9 +10,10 @@ All nodes are frozen dataclasses, so two parses of one text compare equal
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Literal
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import NOPOS, Pos
 
 

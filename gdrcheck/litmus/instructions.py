@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal, NoReturn, cast
 
 from lark import Token, Tree
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import LitmusError, Pos
 from gdrcheck.litmus.ast import (
     Branch,

@@ -10,8 +10,9 @@ backward jumps up to the bound.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import NOPOS, Pos
 from gdrcheck.lower.program import (
     BinOp,

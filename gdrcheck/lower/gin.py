@@ -41,8 +41,9 @@ none).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import NOPOS, LitmusError, Pos, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.builder import PathState

@@ -35,8 +35,9 @@ node; the static ``qp`` relation (rank, context, peer) sees it as context
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import NOPOS, Pos, UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.builder import PathState, ProgramBuilder

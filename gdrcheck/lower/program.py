@@ -15,8 +15,9 @@ enumerator (which evaluates them under a chosen rf).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import NOPOS, Pos
 
 # --------------------------------------------------------------------------

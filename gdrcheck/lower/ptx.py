@@ -67,8 +67,9 @@ relation ``gdw`` links every event of every thread of an earlier grid to each
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.instructions import ClusterLayout, cluster_layout

@@ -3,9 +3,9 @@ default of ``--model all``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.engine.result import Result
 
 if TYPE_CHECKING:
