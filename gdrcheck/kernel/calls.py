@@ -263,8 +263,11 @@ def _shmem_ptr(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) ->
 
 
 def _shmem_p(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """nvshmem_TYPE_p: the value is a constant or a value read (a register: ``shmem.p
+    x@1, r0``, docs/litmus-format.md §10)."""
     dest = _symmetric(th, _ptr(th, args[0], ins, "dest"), ins, "dest")
-    value = _signed64(_int(th, args[1], ins, "the value"))
+    raw = th.scalar(args[1], ins.pos, f"{_api(ins)}'s value")
+    value = raw.reg if isinstance(raw, Sym) else str(_signed64(raw))
     elem = _int(th, args[2], ins, "the element size")
     pe = _pe(th, args[3], ins)
     th.emit(f"shmem.p {th.loc(dest, elem, ins.pos, pe)}, {value}", ins.pos, _api(ins))

@@ -532,6 +532,7 @@ class ShmemCall:
     signal_value: int | None = None
     signal_op: Literal["add", "set"] | None = None
     cmp: str | None = None  # wait_until, signal_wait_until: >=, ==, !=, >, <, <=
+    reg: Reg | None = None  # p: the value is this register (``value`` is then None)
     pos: Pos = _pos()
 
 

@@ -1078,6 +1078,10 @@ class _Builder:
         if op in ("get", "get_nbi"):
             _arity(cell, 2, 2, usage)
             return ShmemCall(op, dst=_loc(ops[0]), src=_loc(ops[1]), pos=cell.pos)
+        if op == "p" and ops[1:2] and ops[1].kind == "name":  # the value of a register
+            _arity(cell, 2, 2, usage)
+            return ShmemCall(op, dst=_loc(ops[0]), reg=_reg(ops[1], "a register or an "
+                                                              "integer"), pos=cell.pos)
         if op in ("p", "atomic_add"):
             _arity(cell, 2, 2, usage)
             return ShmemCall(op, dst=_loc(ops[0]), value=_int(ops[1]), pos=cell.pos)
@@ -1111,7 +1115,7 @@ class _Builder:
 _SHMEM_SHAPES = {
     "put": "x@1, buf",
     "put_nbi": "x@1, buf",
-    "p": "x@1, value",
+    "p": "x@1, value|r0",
     "put_signal": "x@1, buf, S, value, add|set",
     "put_signal_nbi": "x@1, buf, S, value, add|set",
     "signal_op": "S@1, value, add|set",
