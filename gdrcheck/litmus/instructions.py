@@ -1082,7 +1082,7 @@ class _Builder:
             _arity(cell, 2, 2, usage)
             return ShmemCall(op, dst=_loc(ops[0]), reg=_reg(ops[1], "a register or an "
                                                               "integer"), pos=cell.pos)
-        if op in ("p", "atomic_add"):
+        if op in ("p", "atomic_add", "atomic_set"):
             _arity(cell, 2, 2, usage)
             return ShmemCall(op, dst=_loc(ops[0]), value=_int(ops[1]), pos=cell.pos)
         if op in ("put_signal", "put_signal_nbi"):
@@ -1120,6 +1120,7 @@ _SHMEM_SHAPES = {
     "put_signal_nbi": "x@1, buf, S, value, add|set",
     "signal_op": "S@1, value, add|set",
     "atomic_add": "x@1, value",
+    "atomic_set": "x@1, value",
     "get": "buf, x@1",
     "get_nbi": "buf, x@1",
     "fence": "",

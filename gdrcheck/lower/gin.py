@@ -452,6 +452,15 @@ def _shmem(st: PathState, world: World, ins: A.ShmemCall, label: str) -> Iterato
         amount = ins.value
         o.rmw(target, {"AMO", "RSP", "RO"}, f"atomic add {target}",
               lambda r: BinOp("add", r, amount))
+    elif op == "atomic_set":
+        # nvshmem_TYPE_atomic_set: a non-fetching AMO, NVSHMEMI_AMO_SET (NVIDIA/nvshmem@2d7d25f
+        # src/include/device/nvshmem_defines.h:1213-1221), which IBGDA posts as an RDMA
+        # masked compare-and-swap, like a signal's SET (non_abi/device/pt-to-pt/
+        # ibgda_device.cuh:1333-1350): the same AMO read-modify-write, writing the value
+        assert ins.value is not None
+        o.issue({"AMOOP"})
+        new = ins.value
+        o.rmw(target, {"AMO", "RSP", "RO"}, f"atomic set {target}", lambda r: new)
     else:
         raise UnsupportedError(f"unsupported NVSHMEM call shmem.{op}", pos=ins.pos)
     o.local_completion()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gdrcheck.analysis.check import check_test
-from gdrcheck.kernel import load_kernel, make_run
+from gdrcheck.kernel import KernelError, load_kernel, make_run
 from gdrcheck.litmus import ast as A
 
 
@@ -52,3 +52,52 @@ def test_p_puts_the_value_its_thread_read(tmp_path: Path, delta: int, verdict: s
     for model in ("nvshmem-api", "nvshmem-ibgda"):
         res = check_test(kt.test, model)
         assert res.verdict == verdict and not res.vacuous, model
+
+
+AMOS = """
+__global__ void k(int *x, uint64_t *c, int *y) {
+    if (nvshmem_my_pe() == 0) {
+        nvshmem_int_p(x, 1, 1);
+        nvshmem_fence();
+        PUBLISH;
+    } else {
+        nvshmem_uint64_wait_until(c, NVSHMEM_CMP_GE, 1);
+        assert(*(volatile int *)x == 1);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(("publish", "litmus"), [
+    ("nvshmem_uint64_atomic_inc(c, 1)", "shmem.atomic_add c@1, 1"),
+    ("nvshmem_uint64_atomic_add(c, 3, 1)", "shmem.atomic_add c@1, 3"),
+    ("nvshmem_uint64_atomic_set(c, 2, 1)", "shmem.atomic_set c@1, 2"),
+])
+def test_non_fetching_amos_are_the_litmus_atomics(tmp_path: Path, publish: str,
+                                                  litmus: str) -> None:
+    """atomic_inc is NVSHMEMI_AMO_ADD of 1, atomic_add NVSHMEMI_AMO_ADD, atomic_set
+    NVSHMEMI_AMO_SET (NVIDIA/nvshmem@2d7d25f src/include/device/nvshmem_defines.h:887, 800,
+    1219). The kernel is litmus/nvshmem/MP+put+fence+atomic_add with a p for the put:
+    Forbidden under nvshmem-api (R-SH-1: the fence orders the p's delivery before the AMO's)
+    and Allowed under nvshmem-ibgda (two QPs to the PE, the fence polls completions only:
+    that file's comment, ibgda_device.cuh:3464-3500)."""
+    src = _kernel(tmp_path, AMOS.replace("PUBLISH", publish))
+    kt = load_kernel(src, make_run("k", 2))
+    assert litmus in kt.text
+    assert check_test(kt.test, "nvshmem-api").verdict == "Forbidden"
+    assert check_test(kt.test, "nvshmem-ibgda").verdict == "Allowed"
+
+
+@pytest.mark.parametrize("call", [
+    "nvshmem_uint64_atomic_fetch_add(c, 1, 1)",
+    "nvshmem_uint64_atomic_fetch_inc(c, 1)",
+    "nvshmem_uint64_atomic_compare_swap(c, 0, 1, 1)",
+    "nvshmem_uint64_atomic_fetch(c, 1)",
+])
+def test_fetching_amos_are_refused_at_their_line(tmp_path: Path, call: str) -> None:
+    src = _kernel(tmp_path, "__global__ void k(uint64_t *c, uint64_t *out) {\n"
+                  f"    *out = {call};\n}}\n")
+    with pytest.raises(KernelError, match="a fetching AMO") as info:
+        load_kernel(src, make_run("k", 2))
+    assert info.value.pos.line == 5
+    assert info.value.render().startswith(f"{src}:5:")
