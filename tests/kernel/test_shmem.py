@@ -101,3 +101,38 @@ def test_fetching_amos_are_refused_at_their_line(tmp_path: Path, call: str) -> N
         load_kernel(src, make_run("k", 2))
     assert info.value.pos.line == 5
     assert info.value.render().startswith(f"{src}:5:")
+
+
+GROUP_PUT = """
+__global__ void k(int *x, int *buf, uint64_t *s) {
+    if (nvshmem_my_pe() == 0) {
+        if (threadIdx.x == 1) *buf = 1;
+        CALL(x, buf, 1, s, 1, NVSHMEM_SIGNAL_SET, 1);
+    } else if (threadIdx.x == 0) {
+        nvshmem_signal_wait_until(s, NVSHMEM_CMP_EQ, 1);
+        assert(*(volatile int *)x == 1);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("group", ["warp", "block"])
+def test_a_group_call_is_one_operation_after_a_group_sync(tmp_path: Path, group: str) -> None:
+    """nvshmemx_int_put_signal_nbi_{warp,block} (NVIDIA/nvshmem@2d7d25f
+    src/include/device/nvshmemx_defines.h:151-164) is nvshmemi_put_signal<T, SCOPE>
+    (non_abi/device/common/nvshmemi_common_device.cuh:553-561): a group sync, one
+    put-with-signal (posted by thread 0 of the group on the proxy path,
+    transfer_device.cuh.in:143-145), a group sync. Thread 1's write of the source comes
+    before the sync, so the put reads it (nvshmem-api: the issue releases what its thread
+    saw, R-SH-4 delivers the data with the signal, signal_wait_until is an acquire)."""
+    src = _kernel(tmp_path, GROUP_PUT.replace("CALL", f"nvshmemx_int_put_signal_nbi_{group}"))
+    kt = load_kernel(src, make_run("k", 2, block=2))
+    ops = [[i for i in kt.test.threads[t].instrs
+            if isinstance(i, (A.ShmemCall, A.PtxBarrier))] for t in (0, 1)]
+    assert [type(i).__name__ for i in ops[0]] == ["PtxBarrier", "ShmemCall", "PtxBarrier"]
+    assert [type(i).__name__ for i in ops[1]] == ["PtxBarrier", "PtxBarrier"]
+    assert check_test(kt.test, "nvshmem-api").verdict == "Forbidden"
+    if group == "warp":  # a CTA of more than one warp: no bar.warp.sync in the litmus PTX
+        with pytest.raises(KernelError, match="CTA of 33 threads") as info:
+            load_kernel(src, make_run("k", 2, block=33))
+        assert info.value.pos.line == 8
