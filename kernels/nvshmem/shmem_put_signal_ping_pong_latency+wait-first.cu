@@ -5,9 +5,6 @@
 // gdrcheck-mutant: the initiator's branch is the responder's (wait first, then put_signal):
 // both PEs wait for a signal no one sends
 // gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg len=1 --arg iter=1 -m nvshmem-api -m nvshmem-ibgda --liveness nvshmem-api:Hang --liveness nvshmem-ibgda:Hang
-// The warp instantiation with 2 threads a CTA hangs the same way.
-// gdrcheck: --kernel ping_pong_warp --ranks 2 --block 2 --arg pe=0,1 --arg len=1 --arg iter=1 \
-//   -m nvshmem-api -m nvshmem-ibgda --liveness nvshmem-api:Hang --liveness nvshmem-ibgda:Hang
 /*
  * Copyright (c) 2018-2025, NVIDIA CORPORATION.  All rights reserved.
  *
