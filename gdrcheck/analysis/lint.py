@@ -182,7 +182,7 @@ def _self_targets(test: A.Test) -> Iterator[Lint]:
             ref, what = ins.src, "reads"
         elif isinstance(ins, A.ShmemCall):
             if ins.op in ("put", "put_nbi", "p", "put_signal", "put_signal_nbi",
-                          "atomic_add"):
+                          "atomic_add", "atomic_set"):
                 ref, what = ins.dst, "writes"
             elif ins.op == "signal_op":
                 ref, what = ins.signal, "signals"

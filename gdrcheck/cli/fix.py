@@ -63,14 +63,42 @@ def _catalogue() -> str:
               "condition still holds (its Expect= verdict, else Allowed for exists and "
               "Required for forall). The default for a test with Liveness= lines and no "
               "Expect= line (docs/liveness.md).")
+@click.option("--kernel", "kernel_name", default=None, help="FILE.cu: the __global__ function "
+              "(with --ranks: the configuration of the options; without: the file's "
+              "`// gdrcheck:` configurations of that kernel).")
+@click.option("--ranks", type=click.IntRange(min=1), default=None, help="FILE.cu: ranks (PEs).")
+@click.option("--grid", type=click.IntRange(min=1), default=1, help="FILE.cu: CTAs per rank.")
+@click.option("--block", type=click.IntRange(min=1), default=1,
+              help="FILE.cu: threads per CTA.")
+@click.option("--nodes", default=None, help="FILE.cu: each rank's node, comma separated.")
+@click.option("--arg", "args", multiple=True, help="FILE.cu: a scalar parameter, NAME=VALUE "
+              "or NAME=V0,V1,... (one per rank).")
+@click.option("--init", "init_fn", default=None, help="FILE.cu: the host's init function.")
+@click.option("--check", "check_fn", default=None, help="FILE.cu: the host's check function.")
+@click.option("--host-order", type=click.Choice(["final", "stream"]), default="final",
+              help="FILE.cu: where the host code runs (docs/kernels.md).")
+@click.option("-D", "--define", "defines", multiple=True, help="FILE.cu: a macro for clang.")
+@click.option("--clang", default=None, help="FILE.cu: the clang to compile with.")
 def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: bool,
         max_cost: int | None, all_minimal: bool, output: Path | None, in_place: bool,
         fmt: str, include_dirs: tuple[str, ...], timeout: float | None, unroll: int,
-        lints: bool = True, liveness_: bool = False) -> None:
+        lints: bool = True, kernel_name: str | None = None, ranks: int | None = None,
+        grid: int = 1, block: int = 1, nodes: str | None = None, args: tuple[str, ...] = (),
+        init_fn: str | None = None, check_fn: str | None = None, host_order: str = "final",
+        defines: tuple[str, ...] = (), clang: str | None = None,
+        liveness_: bool = False) -> None:
     """The cheapest set of program strengthenings (fences, release/acquire, scopes, strong
     signals, flushes, contexts, strict windows, shmem.fence/quiet, ...) that makes the
     outcome of FILE Forbidden under every target model, proved minimal; each repair as an
-    edit of FILE's own text (a diff of its lines) with its cost, then re-checked."""
+    edit of FILE's own text (a diff of its lines) with its cost, then re-checked. A CUDA
+    kernel (FILE.cu) is repaired through its extracted test and each repair reported at the
+    kernel's source lines, in the API's spelling (docs/kernels.md, "Fix")."""
+    if file.endswith(".cu"):
+        kernel_spec = (kernel_name, ranks, grid, block, nodes, args, init_fn, check_fn,
+                       host_order, defines, clang)
+        _fix_kernel(file, kernel_spec, model, variants, every_variant, max_cost, all_minimal,
+                    output, in_place, fmt, include_dirs, timeout, unroll)
+        return
     from gdrcheck.analysis.fix import fix as run_fix
     from gdrcheck.analysis.models import ModelSpec, all_runs, load_models, models_for, parse_all
     from gdrcheck.engine.deadline import Deadline, Expired
@@ -129,6 +157,73 @@ def fix(file: str, model: str | None, variants: tuple[str, ...], every_variant: 
             sys.exit(2)
         click.echo(f"wrote the repaired test to {path}", err=True)
     sys.exit(0 if result.status in ("fixed", "already") else 1)
+
+
+def _fix_kernel(file: str, spec: tuple[Any, ...], model: str | None, variants: tuple[str, ...],
+                every_variant: bool, max_cost: int | None, all_minimal: bool,
+                output: Path | None, in_place: bool, fmt: str, include_dirs: tuple[str, ...],
+                timeout: float | None, unroll: int) -> None:
+    """``gdrcheck fix FILE.cu``: each configuration's extracted test repaired, the repairs at
+    the source lines."""
+    from gdrcheck.analysis.fix import fix as run_fix
+    from gdrcheck.analysis.models import ModelSpec, models_for
+    from gdrcheck.engine.deadline import Deadline, Expired
+    from gdrcheck.kernel import file_runs, load_kernel, make_run, read_source
+    from gdrcheck.litmus import ast as A
+    from gdrcheck.report.fix import format_kernel_fix, kernel_fix_json
+
+    (kernel_name, ranks, grid, block, nodes, args, init_fn, check_fn, host_order, defines,
+     clang) = spec
+    if output is not None or in_place:
+        click.echo(f"{file}: -o and --write write a repaired litmus test; a kernel's repair is "
+                   "reported at its source lines, to be made by hand", err=True)
+        sys.exit(2)
+    extra = split(variants)
+    records: list[dict[str, Any]] = []
+    status_ok = True
+    try:
+        if ranks is not None:
+            runs = [make_run(kernel_name, ranks, grid, block, nodes, args, init=init_fn,
+                             check=check_fn, defines=defines, host_order=host_order)]
+        else:
+            runs = [r for r in file_runs(read_source(file))
+                    if kernel_name is None or r.config.kernel == kernel_name]
+            if not runs:
+                raise InputError("no configuration to repair: give --kernel NAME --ranks R "
+                                 "(and the other options of gdrcheck kernel), or a "
+                                 "`// gdrcheck:` line" + (f" for --kernel {kernel_name}"
+                                                          if kernel_name else ""), file)
+        for run in runs:
+            budget = Deadline(timeout)
+            kt = load_kernel(file, run, clang)
+            options = check_options(timeout=timeout, unroll=run.unroll or unroll,
+                                    include_dirs=include_dirs)
+            names = model or ",".join(m for m in run.models
+                                      if any(e.rpartition(":")[0] == m for e in run.expect))
+            if not names and not kt.test.expectations:
+                names = "nvshmem-api" if any(isinstance(i, A.ShmemCall)
+                                             for th in kt.test.threads for i in th.instrs) else ""
+            targets = list(dict.fromkeys(ModelSpec(s.name, s.variants) for s in
+                                         models_for(kt.test, names or None)))
+            targets = [t.with_variants(extra) for t in targets]
+            result = run_fix(kt.test, targets, every_variant=every_variant, max_cost=max_cost,
+                             all_minimal=all_minimal, options=options, deadline=budget)
+            status_ok &= result.status in ("fixed", "already")
+            if fmt == "json":
+                records.append(kernel_fix_json(kt, result))
+            else:
+                click.echo(format_kernel_fix(kt, result))
+                click.echo()
+    except InputError as err:
+        fail(err, file)
+        sys.exit(2)
+    except Expired:
+        click.echo(f"{file}: timeout after {timeout:g} s while reading the kernel and its "
+                   "models (--timeout bounds each configuration)", err=True)
+        sys.exit(2)
+    if fmt == "json":
+        click.echo(json.dumps(records[0] if len(records) == 1 else records, indent=2))
+    sys.exit(0 if status_ok else 1)
 
 
 fix.help = (fix.help or "") + "\n\n" + _catalogue()

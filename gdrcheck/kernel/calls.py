@@ -56,6 +56,10 @@ class Calls:
             "__gdrcheck_shmem_barrier_all": _plain("shmem.barrier_all"),
             "__gdrcheck_shmem_wait_until": _shmem_wait_until,
             "__gdrcheck_shmem_signal_wait_until": _shmem_signal_wait_until,
+            "__gdrcheck_shmem_atomic": _shmem_atomic,
+            "__gdrcheck_shmem_atomic_fetch": _shmem_atomic_fetch,
+            "__gdrcheck_shmem_put_group": _shmem_put_group,
+            "__gdrcheck_shmem_put_signal_group": _shmem_put_signal_group,
             "__gdrcheck_cuda_assert": _assert,
             "__gdrcheck_lsa_local_pointer": _lsa_local_pointer,
             "__gdrcheck_lsa_pointer": _lsa_pointer,
@@ -278,8 +282,11 @@ def _shmem_ptr(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) ->
 
 
 def _shmem_p(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """nvshmem_TYPE_p: the value is a constant or a value read (a register: ``shmem.p
+    x@1, r0``, docs/litmus-format.md §10)."""
     dest = _symmetric(th, _ptr(th, args[0], ins, "dest"), ins, "dest")
-    value = _signed64(_int(th, args[1], ins, "the value"))
+    raw = th.scalar(args[1], ins.pos, f"{_api(ins)}'s value")
+    value = raw.reg if isinstance(raw, Sym) else str(_signed64(raw))
     elem = _int(th, args[2], ins, "the element size")
     pe = _pe(th, args[3], ins)
     th.emit(f"shmem.p {th.loc(dest, elem, ins.pos, pe)}, {value}", ins.pos, _api(ins))
@@ -364,6 +371,78 @@ def _shmem_signal_wait_until(th: ThreadExtractor, fr: Frame, ins: Instr,
     th.emit(f"shmem.signal_wait_until {th.loc(sig, 8, ins.pos)}, {cmp}, {value}", ins.pos,
             _api(ins))
     return Opaque("the value nvshmem_signal_wait_until returns (not extracted yet)")
+
+
+AMO_OPS = {4: "shmem.atomic_add", 3: "shmem.atomic_set"}
+"""The non-fetching nvshmemi_amo_t values of the headers (nvshmem_common_transport.h:43-45):
+NVSHMEMI_AMO_ADD (atomic_add, and atomic_inc as an add of 1, nvshmem_defines.h:887),
+NVSHMEMI_AMO_SET (atomic_set, l.1219)."""
+
+
+def _shmem_atomic(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value | None:
+    """nvshmem_TYPE_atomic_{add,inc,set}: shmem.atomic_add / shmem.atomic_set on the PE's
+    copy (a constant value)."""
+    target = _symmetric(th, _ptr(th, args[0], ins, "the target"), ins, "the target")
+    elem = _int(th, args[1], ins, "the element size")
+    op = _int(th, args[2], ins, "the AMO")
+    if op not in AMO_OPS:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: AMO {op} is not one the headers make")
+    value = _signed64(_int(th, args[3], ins, "the value"))
+    pe = _pe(th, args[4], ins)
+    th.emit(f"{AMO_OPS[op]} {th.loc(target, elem, ins.pos, pe)}, {value}", ins.pos, _api(ins))
+    return None
+
+
+def _shmem_atomic_fetch(th: ThreadExtractor, fr: Frame, ins: Instr,
+                        args: list[Value]) -> Value | None:
+    raise th.ex.error(ins.pos, f"{_api(ins)}: a fetching AMO (its value comes back from the "
+                      "target PE) is not modelled yet: the litmus vocabulary has no fetching "
+                      "NVSHMEM AMO")
+
+
+GROUPS = {1: "warp", 3: "block"}
+"""nvshmemi threadgroup_t (nvshmemi_common_device_defines.cuh:32-41)."""
+
+
+def _group(th: ThreadExtractor, v: Value, ins: Instr) -> bool:
+    """Whether this thread issues the group's operation (thread 0 of the warp or block);
+    a warp collective needs the CTA to be one warp (the litmus PTX has no bar.warp.sync:
+    then the warp's __syncwarp is the CTA's bar.sync over the same threads)."""
+    group = GROUPS.get(_int(th, v, ins, "the thread group"))
+    if group is None:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: thread group {v}")
+    if group == "warp" and th.ex.config.block > 32:
+        raise th.ex.error(ins.pos, f"{_api(ins)}: a warp collective call in a CTA of "
+                          f"{th.ex.config.block} threads (--block) is not supported: a CTA of "
+                          "at most one warp (32 threads) only")
+    return th.code.tid % 32 == 0 if group == "warp" else th.code.tid == 0
+
+
+def _group_call(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value],
+                call: Handler) -> Value | None:
+    """A warp or block collective call: nvshmemi_put_signal<T, SCOPE> and nvshmemi_put(_nbi)
+    (NVIDIA/nvshmem@2d7d25f src/include/non_abi/device/common/nvshmemi_common_device.cuh:
+    480-505, 553-561) synchronise the group (nvshmemi_threadgroup_sync: __syncwarp or
+    __syncthreads, nvshmemi_common_device_defines.cuh:90-114), make one operation, and
+    synchronise it again; the proxy path posts it from thread 0 of the group alone
+    (non_abi/device/pt-to-pt/transfer_device.cuh.in:113-116, 143-145)."""
+    leader = _group(th, args[-1], ins)
+    what = f"{_api(ins)} (group sync)"
+    th.emit("bar.sync 0", ins.pos, what)
+    if leader:
+        call(th, fr, ins, args[:-1])
+    th.emit("bar.sync 0", ins.pos, what)
+    return None
+
+
+def _shmem_put_group(th: ThreadExtractor, fr: Frame, ins: Instr,
+                     args: list[Value]) -> Value | None:
+    return _group_call(th, fr, ins, args, _shmem_put)
+
+
+def _shmem_put_signal_group(th: ThreadExtractor, fr: Frame, ins: Instr,
+                            args: list[Value]) -> Value | None:
+    return _group_call(th, fr, ins, args, _shmem_put_signal)
 
 
 def _plain(call: str) -> Handler:

@@ -568,7 +568,7 @@ class ShmemCall:
     """An NVSHMEM device call (docs/litmus-format.md §10).
 
     ``op`` is the call name without the ``shmem.`` prefix (put, put_nbi, p,
-    put_signal, put_signal_nbi, signal_op, atomic_add, get, get_nbi, fence,
+    put_signal, put_signal_nbi, signal_op, atomic_add, atomic_set, get, get_nbi, fence,
     quiet, barrier_all, sync_all, wait_until, signal_wait_until). Fields not used by an op are
     None.
     """
@@ -581,6 +581,7 @@ class ShmemCall:
     signal_value: int | None = None
     signal_op: Literal["add", "set"] | None = None
     cmp: str | None = None  # wait_until, signal_wait_until: >=, ==, !=, >, <, <=
+    reg: Reg | None = None  # p: the value is this register (``value`` is then None)
     pos: Pos = _pos()
 
 

@@ -1217,7 +1217,11 @@ class _Builder:
         if op in ("get", "get_nbi"):
             _arity(cell, 2, 2, usage)
             return ShmemCall(op, dst=_loc(ops[0]), src=_loc(ops[1]), pos=cell.pos)
-        if op in ("p", "atomic_add"):
+        if op == "p" and ops[1:2] and ops[1].kind == "name":  # the value of a register
+            _arity(cell, 2, 2, usage)
+            return ShmemCall(op, dst=_loc(ops[0]), reg=_reg(ops[1], "a register or an "
+                                                              "integer"), pos=cell.pos)
+        if op in ("p", "atomic_add", "atomic_set"):
             _arity(cell, 2, 2, usage)
             return ShmemCall(op, dst=_loc(ops[0]), value=_int(ops[1]), pos=cell.pos)
         if op in ("put_signal", "put_signal_nbi"):
@@ -1250,11 +1254,12 @@ class _Builder:
 _SHMEM_SHAPES = {
     "put": "x@1, buf",
     "put_nbi": "x@1, buf",
-    "p": "x@1, value",
+    "p": "x@1, value|r0",
     "put_signal": "x@1, buf, S, value, add|set",
     "put_signal_nbi": "x@1, buf, S, value, add|set",
     "signal_op": "S@1, value, add|set",
     "atomic_add": "x@1, value",
+    "atomic_set": "x@1, value",
     "get": "buf, x@1",
     "get_nbi": "buf, x@1",
     "fence": "",

@@ -381,8 +381,8 @@ def _shmem(i: ShmemCall) -> str:
     name = f"shmem.{i.op}"
     if i.op in ("put", "put_nbi", "get", "get_nbi"):
         return _call(name, [_loc_name(i.dst), _loc_name(i.src)])
-    if i.op in ("p", "atomic_add"):
-        return _call(name, [_loc_name(i.dst), str(i.value)])
+    if i.op in ("p", "atomic_add", "atomic_set"):
+        return _call(name, [_loc_name(i.dst), i.reg.name if i.reg is not None else str(i.value)])
     if i.op in ("put_signal", "put_signal_nbi"):
         assert i.signal is not None
         return _call(name, [_loc_name(i.dst), _loc_name(i.src), i.signal.name,

@@ -466,9 +466,12 @@ def _shmem(st: PathState, world: World, ins: A.ShmemCall, label: str) -> Iterato
             _shmem_signal(o, world.loc(ins.signal, rank), ins.signal_value,
                           ins.signal_op or "add", {"WEAK"})
     elif op == "p":
-        assert ins.value is not None
+        # the value is a constant or the thread's register (nvshmem_TYPE_p takes it by
+        # value: NVIDIA/nvshmem@2d7d25f src/include/non_abi/device/common/
+        # nvshmemi_common_device.cuh:449-459); like a put's source it is read at the call
+        value: Expr = st.reg(ins.reg.name) if ins.reg is not None else _const(ins.value)
         o.issue({"PUT", "BLOCKING"})
-        o.nic("W", target, {"NW", "RSP", "RO"}, f"write {target}", value=ins.value)
+        o.nic("W", target, {"NW", "RSP", "RO"}, f"write {target}", value=value)
     elif op == "signal_op":
         assert ins.signal_value is not None
         o.issue({"SIGOP"})
@@ -479,10 +482,24 @@ def _shmem(st: PathState, world: World, ins: A.ShmemCall, label: str) -> Iterato
         amount = ins.value
         o.rmw(target, {"AMO", "RSP", "RO"}, f"atomic add {target}",
               lambda r: BinOp("add", r, amount))
+    elif op == "atomic_set":
+        # nvshmem_TYPE_atomic_set: a non-fetching AMO, NVSHMEMI_AMO_SET (NVIDIA/nvshmem@2d7d25f
+        # src/include/device/nvshmem_defines.h:1213-1221), which IBGDA posts as an RDMA
+        # masked compare-and-swap, like a signal's SET (non_abi/device/pt-to-pt/
+        # ibgda_device.cuh:1333-1350): the same AMO read-modify-write, writing the value
+        assert ins.value is not None
+        o.issue({"AMOOP"})
+        new = ins.value
+        o.rmw(target, {"AMO", "RSP", "RO"}, f"atomic set {target}", lambda r: new)
     else:
         raise UnsupportedError(f"unsupported NVSHMEM call shmem.{op}", pos=ins.pos)
     o.local_completion()
     yield st
+
+
+def _const(v: int | None) -> int:
+    assert v is not None
+    return v
 
 
 def _shmem_signal(o: _Op, loc: str, value: int, sig_op: str, tags: set[str]) -> None:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gdrcheck.analysis.fix import FixResult, Repair
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.printer import print_litmus
 from gdrcheck.report.herd import format_prop
+
+if TYPE_CHECKING:
+    from gdrcheck.kernel.test import KernelTest
 
 SCHEMA = "gdrcheck.fix/1"
 
@@ -149,3 +152,55 @@ def fix_json(test: A.Test, r: FixResult) -> dict[str, Any]:
         "reason": r.reason,
         "time": round(r.time, 6),
     }
+
+
+def format_kernel_fix(kt: KernelTest, r: FixResult) -> str:
+    """``gdrcheck fix FILE.cu``: each repair of the extracted test as edits of the kernel's
+    source lines, in the API's spelling (gdrcheck/kernel/fix.py)."""
+    from gdrcheck.kernel.fix import source_edits
+
+    test = kt.test
+    cond = f"{test.condition.quantifier} ({format_prop(test.condition.prop)})"
+    targets = ", ".join(r.targets) + (" (every variant)" if r.every_variant else "")
+    out = [f"Fix {r.test} ({kt.extraction.path}) under {targets}: {cond}",
+           "Before " + ", ".join(f"{m} {v}" for m, v in r.before.items())]
+    if r.status == "already":
+        out.append("Already forbidden under every target: nothing to fix.")
+    elif r.status == "impossible":
+        limit = f" costing at most {r.max_cost}" if r.max_cost is not None else ""
+        out.append(f"No set of catalogued strengthenings{limit} forbids the outcome under "
+                   f"every target ({r.candidates} candidate edits; gdrcheck fix --help lists "
+                   "the catalogue).")
+    for n, rep in enumerate(r.repairs, 1):
+        out.append(f"Repair {n} (cost {rep.cost}):")
+        for se in source_edits(kt, list(rep.edits)):
+            threads = ", ".join(f"P{t}" for t in se.threads)
+            out.append(f"  {se.render()} [{se.entry}, cost {se.cost}"
+                       + (f"; {threads}" if threads else "") + "]")
+        out.append("After " + ", ".join(f"{m} {v}" for m, v in rep.verdicts.items())
+                   + " (the extracted test with the repair, re-checked)")
+    for words, rep in r.reorderings:
+        out.append(f"Reordering (not a strengthening; checked on its own): {words}")
+        out.append("After " + ", ".join(f"{m} {v}" for m, v in rep.verdicts.items()))
+    if r.status == "fixed":
+        out.append("Minimal: every cheaper set of edits was checked or excluded by "
+                   "monotonicity (a subset of a failing set fails).")
+    if r.reason:
+        out.append(f"Unknown {r.reason}")
+    out.append(f"Queries {r.queries} candidate set(s) checked, {r.candidates} candidate "
+               f"edits, {r.time:.2f} s")
+    return "\n".join(out)
+
+
+def kernel_fix_json(kt: KernelTest, r: FixResult) -> dict[str, Any]:
+    """``gdrcheck.fix/1`` of the extracted test, with each repair's ``source_edits``."""
+    from gdrcheck.kernel.fix import source_edits
+
+    rec = fix_json(kt.test, r)
+    rec["kernel"] = kt.extraction.path
+    for out, rep in zip(rec["repairs"], r.repairs, strict=True):
+        out["source_edits"] = [{"file": se.file, "line": se.line, "end_line": se.end_line,
+                                "text": se.words, "entry": se.entry, "cost": se.cost,
+                                "threads": list(se.threads)}
+                               for se in source_edits(kt, list(rep.edits))]
+    return rec

@@ -56,8 +56,8 @@ extern "C" {
         nvshmem_quiet();                                                                      \
     }
 PING_PONG(thread, , )
-// gdrcheck-cut: PING_PONG(warp, _warp, x)  (docs/kernels.md)
-// gdrcheck-cut: PING_PONG(block, _block, x)  (docs/kernels.md)
+PING_PONG(warp, _warp, x)
+PING_PONG(block, _block, x)
 #if defined __cplusplus || defined NVSHMEM_HOSTLIB_ONLY
 }
 #endif

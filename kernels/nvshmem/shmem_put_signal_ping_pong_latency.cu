@@ -1,8 +1,19 @@
-// NVIDIA/nvshmem@2d7d25f0816235e3c2b51779571ec032606ea0dd perftest/device/pt-to-pt/shmem_put_signal_ping_pong_latency.cu, lines 1-52, 67-69: the kernel, unmodified apart from
+// NVIDIA/nvshmem@2d7d25f0816235e3c2b51779571ec032606ea0dd perftest/device/pt-to-pt/shmem_put_signal_ping_pong_latency.cu, lines 1-52, 67-69: the kernels, unmodified apart from
 // the lines marked 'gdrcheck' (main and the host functions are left out).
 // Launched as main does (1 CTA of 1 thread per PE, pe = my PE; len = 1: the litmus
 // put_signal moves one word).
 // gdrcheck: --kernel ping_pong --ranks 2 --arg pe=0,1 --arg len=1 --arg iter=1 -m nvshmem-api -m nvshmem-ibgda --expect nvshmem-api:Forbidden --expect nvshmem-ibgda:Forbidden --liveness nvshmem-api:Live --liveness nvshmem-ibgda:Live
+// The warp and block instantiations (l.51-52), which main never launches (test_ping_pong
+// launches ping_pong, l.54-65), with 2 threads a CTA: thread 0 waits, then the group's
+// nvshmemx_int_put_signal_nbi_{warp,block} is one operation (a group sync, thread 0's
+// put_signal, a group sync: nvshmemi_common_device.cuh:553-561, docs/kernels.md), so the
+// verdicts are the thread variant's.
+// gdrcheck: --kernel ping_pong_warp --ranks 2 --block 2 --arg pe=0,1 --arg len=1 --arg iter=1 \
+//   -m nvshmem-api -m nvshmem-ibgda --expect nvshmem-api:Forbidden \
+//   --expect nvshmem-ibgda:Forbidden --liveness nvshmem-api:Live --liveness nvshmem-ibgda:Live
+// gdrcheck: --kernel ping_pong_block --ranks 2 --block 2 --arg pe=0,1 --arg len=1 --arg iter=1 \
+//   -m nvshmem-api -m nvshmem-ibgda --expect nvshmem-api:Forbidden \
+//   --expect nvshmem-ibgda:Forbidden --liveness nvshmem-api:Live --liveness nvshmem-ibgda:Live
 /*
  * Copyright (c) 2018-2025, NVIDIA CORPORATION.  All rights reserved.
  *
@@ -54,8 +65,8 @@ extern "C" {
         nvshmem_quiet();                                                                      \
     }
 PING_PONG(thread, , )
-// gdrcheck-cut: PING_PONG(warp, _warp, x)  (docs/kernels.md)
-// gdrcheck-cut: PING_PONG(block, _block, x)  (docs/kernels.md)
+PING_PONG(warp, _warp, x)
+PING_PONG(block, _block, x)
 #if defined __cplusplus || defined NVSHMEM_HOSTLIB_ONLY
 }
 #endif

@@ -84,8 +84,8 @@ def test_a_spin_loop_is_a_litmus_loop_and_the_message_passing_verdicts_hold() ->
      "an IR atomicrmw"),
     ("__global__ void k(int *x, void (*f)(int *)) {\n    f(x);\n}\n", 4,
      "indirect call"),
-    ("__global__ void k(int *x, int *y) {\n    nvshmem_int_p(x, *y, 1);\n}\n", 4,
-     "nvshmem_int_p: the value is a value read from memory"),
+    ("__global__ void k(int *x, int *y) {\n    nvshmem_int_p(x, 1, *y);\n}\n", 4,
+     "nvshmem_int_p: the PE is a value read from memory"),
     ("__global__ void k(int *x, uint64_t *s) {\n"
      "    nvshmem_int_put_signal(x, x, 2, s, 1, NVSHMEM_SIGNAL_SET, 1);\n}\n", 4,
      "of 2 elements"),

@@ -299,6 +299,7 @@ SHMEM_CASES = [
     ("shmem.put x@1, buf", ShmemCall("put", dst=loc("x", 1), src=loc("buf"))),
     ("shmem.put_nbi x@1, buf", ShmemCall("put_nbi", dst=loc("x", 1), src=loc("buf"))),
     ("shmem.p x@1, 7", ShmemCall("p", dst=loc("x", 1), value=7)),
+    ("shmem.p x@1, r0", ShmemCall("p", dst=loc("x", 1), reg=Reg("r0"))),
     ("shmem.put_signal x@1, buf, S, 1, add",
      ShmemCall("put_signal", dst=loc("x", 1), src=loc("buf"), signal=loc("S", 1),
                signal_value=1, signal_op="add")),

@@ -49,6 +49,21 @@ __device__ void __gdrcheck_shmem_wait_until(void *ivar, size_t elem, int cmp,
                                             unsigned long long cmp_value);
 __device__ uint64_t __gdrcheck_shmem_signal_wait_until(uint64_t *sig_addr, int cmp,
                                                        uint64_t cmp_value);
+/* The device AMOs: amo_op is NVSHMEM's nvshmemi_amo_t (nvshmem_common_transport.h:41-61). */
+__device__ void __gdrcheck_shmem_atomic(void *target, size_t elem, int amo_op,
+                                        unsigned long long value, int pe);
+__device__ unsigned long long __gdrcheck_shmem_atomic_fetch(const void *target, size_t elem,
+                                                            int amo_op,
+                                                            unsigned long long value,
+                                                            unsigned long long compare, int pe);
+/* The warp and block collective calls: group is nvshmemi threadgroup_t's value
+   (non_abi/device/threadgroup/nvshmemi_common_device_defines.cuh:32-41: WARP = 1, BLOCK = 3). */
+__device__ void __gdrcheck_shmem_put_signal_group(void *dest, const void *source, size_t nelems,
+                                                  size_t elem, uint64_t *sig_addr,
+                                                  uint64_t signal, int sig_op, int pe, int nbi,
+                                                  int group);
+__device__ void __gdrcheck_shmem_put_group(void *dest, const void *source, size_t nelems,
+                                           size_t elem, int pe, int nbi, int group);
 }
 
 __GDRCHECK_API int nvshmem_my_pe() { return __gdrcheck_shmem_my_pe(); }
@@ -153,6 +168,62 @@ __GDRCHECK_SHMEM_WAIT(uint32, uint32_t)
 __GDRCHECK_SHMEM_WAIT(uint64, uint64_t)
 __GDRCHECK_SHMEM_WAIT(size, size_t)
 __GDRCHECK_SHMEM_WAIT(ptrdiff, ptrdiff_t)
+
+/* The device AMOs of src/include/device/nvshmem_defines.h, each type list as it is there.
+   atomic_add: NVSHMEMI_AMO_ADD (l.793-812); atomic_inc: NVSHMEMI_AMO_ADD of 1 (l.880-899);
+   atomic_set: NVSHMEMI_AMO_SET (l.1213-1236, without float and double); atomic_fetch_add:
+   NVSHMEMI_AMO_FETCH_ADD (l.742-784); atomic_fetch_inc: NVSHMEMI_AMO_FETCH_INC (l.821-869);
+   atomic_compare_swap: NVSHMEMI_AMO_COMPARE_SWAP (l.907-953); atomic_fetch: a fetch_or of 0,
+   NVSHMEMI_AMO_FETCH (l.1184-1211, without float and double). */
+#define __GDRCHECK_SHMEM_AMO_ADD(NAME, TYPE)                                                 \
+    __GDRCHECK_API void nvshmem_##NAME##_atomic_add(TYPE *target, TYPE value, int pe) {     \
+        __gdrcheck_shmem_atomic(target, sizeof(TYPE), 4, (unsigned long long)value, pe);    \
+    }                                                                                       \
+    __GDRCHECK_API void nvshmem_##NAME##_atomic_inc(TYPE *target, int pe) {                 \
+        __gdrcheck_shmem_atomic(target, sizeof(TYPE), 4, 1, pe);                            \
+    }                                                                                       \
+    __GDRCHECK_API TYPE nvshmem_##NAME##_atomic_fetch_add(TYPE *target, TYPE value, int pe) { \
+        return (TYPE)__gdrcheck_shmem_atomic_fetch(target, sizeof(TYPE), 14,                \
+                                                   (unsigned long long)value, 0, pe);       \
+    }                                                                                       \
+    __GDRCHECK_API TYPE nvshmem_##NAME##_atomic_fetch_inc(TYPE *target, int pe) {           \
+        return (TYPE)__gdrcheck_shmem_atomic_fetch(target, sizeof(TYPE), 13, 1, 0, pe);     \
+    }
+__GDRCHECK_SHMEM_AMO_ADD(int, int)
+__GDRCHECK_SHMEM_AMO_ADD(long, long)
+__GDRCHECK_SHMEM_AMO_ADD(uint, unsigned int)
+__GDRCHECK_SHMEM_AMO_ADD(ulong, unsigned long)
+__GDRCHECK_SHMEM_AMO_ADD(ulonglong, unsigned long long)
+__GDRCHECK_SHMEM_AMO_ADD(int32, int32_t)
+__GDRCHECK_SHMEM_AMO_ADD(uint32, uint32_t)
+__GDRCHECK_SHMEM_AMO_ADD(uint64, uint64_t)
+__GDRCHECK_SHMEM_AMO_ADD(size, size_t)
+
+#define __GDRCHECK_SHMEM_AMO_EXTENDED(NAME, TYPE)                                            \
+    __GDRCHECK_API void nvshmem_##NAME##_atomic_set(TYPE *target, TYPE value, int pe) {     \
+        __gdrcheck_shmem_atomic(target, sizeof(TYPE), 3, (unsigned long long)value, pe);    \
+    }                                                                                       \
+    __GDRCHECK_API TYPE nvshmem_##NAME##_atomic_compare_swap(TYPE *target, TYPE compare,    \
+                                                             TYPE value, int pe) {          \
+        return (TYPE)__gdrcheck_shmem_atomic_fetch(target, sizeof(TYPE), 19,               \
+                                                   (unsigned long long)value,              \
+                                                   (unsigned long long)compare, pe);        \
+    }                                                                                       \
+    __GDRCHECK_API TYPE nvshmem_##NAME##_atomic_fetch(const TYPE *target, int pe) {         \
+        return (TYPE)__gdrcheck_shmem_atomic_fetch(target, sizeof(TYPE), 12, 0, 0, pe);     \
+    }
+__GDRCHECK_SHMEM_AMO_EXTENDED(int, int)
+__GDRCHECK_SHMEM_AMO_EXTENDED(long, long)
+__GDRCHECK_SHMEM_AMO_EXTENDED(longlong, long long)
+__GDRCHECK_SHMEM_AMO_EXTENDED(uint, unsigned int)
+__GDRCHECK_SHMEM_AMO_EXTENDED(ulong, unsigned long)
+__GDRCHECK_SHMEM_AMO_EXTENDED(ulonglong, unsigned long long)
+__GDRCHECK_SHMEM_AMO_EXTENDED(int32, int32_t)
+__GDRCHECK_SHMEM_AMO_EXTENDED(int64, int64_t)
+__GDRCHECK_SHMEM_AMO_EXTENDED(uint32, uint32_t)
+__GDRCHECK_SHMEM_AMO_EXTENDED(uint64, uint64_t)
+__GDRCHECK_SHMEM_AMO_EXTENDED(size, size_t)
+__GDRCHECK_SHMEM_AMO_EXTENDED(ptrdiff, ptrdiff_t)
 
 #define __GDRCHECK_SHMEM_SIZED(BITS)                                                         \
     __GDRCHECK_API void nvshmem_put##BITS(void *dest, const void *source, size_t nelems,    \
