@@ -204,6 +204,7 @@ NEW_ENTRIES = {"mbarrier.release", "mbarrier.acquire", "bundle-signal", "put_sig
                "flush-reuse", "self-signal", "signal-per-chunk"}
 
 
+@pytest.mark.slow  # the whole library under every catalogue entry: 4-9 minutes on 2 cores
 def test_the_new_entries_add_no_outcome_on_the_library() -> None:
     """Monotonicity (docs/laws.md) of each new entry wherever the library takes it:
     under every model of the test's Expect= lines, the edited test reaches no final

@@ -57,6 +57,7 @@ def test_unsupported(text: str, msg: str) -> None:
         generate(parse_litmus(text, "t.litmus"))
 
 
+@pytest.mark.slow  # every library kernel through nvcc: about a minute; one compile stays in
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_nvcc_compiles_the_library(tmp_path: Path) -> None:
     for path in PTX:
