@@ -132,8 +132,10 @@ def test_listing_models_reads_only_their_first_token(specs: Path,
     def no_parse(*args: object, **kwargs: object) -> None:
         raise AssertionError("available_models parsed a file")
 
-    real_parse = loader.parse_cat
-    monkeypatch.setattr(loader, "parse_cat", no_parse)
+    from gdrcheck.cat.parser import parse_cat as real_parse
+
+    monkeypatch.setattr(loader, "_parse", no_parse)
+    monkeypatch.setattr(loader, "parse_cached", no_parse)
     listed = available_models()
     assert listed == ["bare", "broken", "herd", "latin1", "letter", "open", "quoted"]
     for name, text in files.items():  # the parser agrees wherever it answers
