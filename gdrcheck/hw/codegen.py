@@ -484,9 +484,10 @@ def generate(test: A.Test, stand_in: bool = False, ipb: int = 128,
     layout = cluster_layout(test.threads)
     csize = 1
     if layout.clustered:
-        if several or stand_in or len(gpus) > 1:
+        if stand_in or len(gpus) > 1:
             raise UnsupportedError("gdrcheck hw runs thread block clusters on one GPU",
                                    test.path)
+        several = False  # one GPU: the one-launch layout (run.py asks for multi_gpu always)
         csize = max(len(m) for m in layout.members.values())
         order: list[tuple[int, ...]] = []
         for key in sorted(ctas):

@@ -24,11 +24,13 @@ three-thread semaphore tests alone would double this file's time."""
 @pytest.mark.parametrize("impl,spec", [
     ("gin-gdaki", "gin-api"),
     ("gin-proxy", "gin-api"),
-    ("gin-gdaki+pcie-ro+nic-atomic-pcie", "gin-api"),
-    ("gin-proxy+adaptive-routing+ack-placed", "gin-api"),
+    # the variant combinations: 12-15 s each, run with -m slow
+    pytest.param("gin-gdaki+pcie-ro+nic-atomic-pcie", "gin-api", marks=pytest.mark.slow),
+    pytest.param("gin-proxy+adaptive-routing+ack-placed", "gin-api", marks=pytest.mark.slow),
     ("gin-efa", "gin-api"),
-    ("gin-efa+ofi-before-pr1249", "gin-api"),
-    ("nvshmem-ibgda+no-pcie-ro+ack-placed", "nvshmem-api"),
+    pytest.param("gin-efa+ofi-before-pr1249", "gin-api", marks=pytest.mark.slow),
+    pytest.param("nvshmem-ibgda+no-pcie-ro+ack-placed", "nvshmem-api",
+                 marks=pytest.mark.slow),
 ])
 def test_refines_on_the_library(impl: str, spec: str) -> None:
     report = refine(impl, spec, FAMILIES, options=CheckOptions(states=True))

@@ -37,7 +37,8 @@ def test_herd_x86_agrees_with_herd7(engine: str) -> None:
     assert not bad, bad
 
 
-@pytest.mark.parametrize("engine", ["smt", "explicit"])
+@pytest.mark.parametrize("engine", [
+    "smt", pytest.param("explicit", marks=pytest.mark.slow)])  # explicit: 80 s of 104 tests
 def test_dat3m_ptx_agrees_with_dartagnan(engine: str) -> None:
     rows = validate_folder(_folder("dat3m-ptx"), engine)
     assert len(rows) == 104

@@ -158,6 +158,7 @@ def test_one_gpu_and_the_stand_in_use_one_launch() -> None:
     assert one.gpus == 1 and set(one.owners) == {0}
 
 
+@pytest.mark.slow  # the LSA library through nvcc: about 20 s
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_nvcc_compiles_the_lsa_library_for_several_gpus(tmp_path: Path) -> None:
     assert sum(compile_kernel(path, tmp_path, multi_gpu=True) for path in LSA) == len(LSA)

@@ -6,6 +6,7 @@ sm_90 where nvcc exists (not run: that needs the GPU)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -68,6 +69,23 @@ def test_clusters_are_laid_out_rank_by_rank() -> None:
     assert k.group_gpus == [0, 0, 0, 0]
 
 
+@pytest.mark.parametrize("path", CLUSTER, ids=[p.name for p in CLUSTER])
+def test_the_run_path_generates_the_same_cluster_kernel(path: Path) -> None:
+    # gdrcheck/hw/run.py asks for multi_gpu=True for every test (a test on one GPU gets one
+    # launch); a cluster test on one GPU must get the one-launch layout, not be refused
+    # (the H200 run of 2026-12-02 was refused until this held)
+    test = load_litmus(str(path))
+    try:
+        plain = generate(test)
+    except UnsupportedError as err:
+        with pytest.raises(UnsupportedError, match=re.escape(err.args[0])):
+            generate(test, multi_gpu=True)
+        return
+    run = generate(test, multi_gpu=True)
+    assert (run.source, run.groups, run.group_gpus, run.cluster) == (
+        plain.source, plain.groups, plain.group_gpus, plain.cluster)
+
+
 def test_mixed_transaction_sizes_are_refused() -> None:
     text = ("PTX T\n{ x = 1; s : shared = 0; d : shared = 0; mb : mbarrier 1; }\n"
             " P0@cta 0,cluster 0 ;\n cp.async.bulk s, x, mb ;\n"
@@ -88,3 +106,18 @@ def test_nvcc_compiles_every_cluster_test(tmp_path: Path) -> None:
     # mbarrier.init is not generated (the shared words and mbarriers are initialised by
     # the kernel's prologue): the two MBInit tests are refused
     assert len(compiled) == len(CLUSTER) - 2
+
+
+@pytest.mark.parametrize("name", ["clusters-default", "clusters-best", "pdl-default",
+                                  "pdl-one-wave"])
+def test_the_committed_h200_runs_show_no_forbidden_state(name: str) -> None:
+    # docs/hardware.md, "Clusters and PDL on the H200": every observed state held against
+    # ptx75 again here (hw report exits 1 on a state the model forbids)
+    from click.testing import CliRunner
+
+    from gdrcheck.cli import main
+
+    data = ROOT / "docs" / "data" / f"hw-h200-{name}.jsonl"
+    r = CliRunner().invoke(main, ["hw", "report", str(data), "--model", "ptx75"])
+    assert r.exit_code == 0, r.output
+    assert data.read_text().count("\n") == (11 if name.startswith("clusters") else 10)

@@ -137,6 +137,8 @@ def _fitting() -> list[Path]:
     return paths
 
 
+@pytest.mark.slow  # every ptx75 kernel through nvcc: about 40 s (one compile stays in the
+# default suite: tests/hw/test_codegen_clusters.py, tests/hw/test_pdl.py)
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_nvcc_compiles_every_supported_ptx75_kernel(tmp_path: Path) -> None:
     compiled = 0
