@@ -3,9 +3,10 @@ duplicated, swapped; tokens replaced by tokens of the corpus; pieces repeated; c
 nested deep; huge integers, long names, bytes that are not UTF-8) through every command of
 the CLI, in-process (click's CliRunner on gdrcheck.cli.main, exceptions caught).
 
-Derandomised: seed 0, inputs 0..499 (0..1999 with ``-m slow``) of scripts/fuzz.py's ``--small`` profile, on two
-worker processes. An input fails when the command raises anything but SystemExit, exits
-with a code outside {0, 1, 2} or prints a traceback, or runs longer than 30 s. The long run
+Derandomised: seed 0, inputs 0..499 (0..1999 with ``-m slow``) of scripts/fuzz.py's
+``--small`` profile, on two worker processes. An input fails when the command raises
+anything but SystemExit, exits with a code outside {0, 1, 2} or prints a traceback, or runs
+longer than 30 s. The long run
 (100,000 inputs, docs/input-rules.md) is ``python scripts/fuzz.py --n 100000``.
 """
 

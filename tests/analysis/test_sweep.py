@@ -60,7 +60,8 @@ def cross_check(path: Path, model: str, sample: int = 24) -> SweepResult:
 
 def test_gin09_gdaki_every_combination() -> None:
     r = cross_check(GIN09, "gin-gdaki")
-    assert len(r.swept) == 23  # issue 28: ll128-x86-pcie and gh200-c2c (specs/ib-rc.cat); issue 13 added gdr-guide-3.7, gdaki-*, nccl-2.28/2.29/2.30.4;
+    # issue 28 added ll128-x86-pcie and gh200-c2c (specs/ib-rc.cat);
+    assert len(r.swept) == 23  # issue 13 added gdr-guide-3.7, gdaki-*, nccl-2.28/2.29/2.30.4;
     # issue 15: mm-copies-in-order (specs/multimem.cat, in every PTX-based model);
     # bulk-wait-async-only (ptx75-cause.cat, source-findings.md F21)
     assert r.default == "Forbidden"
