@@ -162,9 +162,10 @@ class PathState:
                           for f in self.frames], dict(self.visited), dict(self.shadows))
 
 
-_LOC_RE = re.compile(r"\{L:([^:}]+):(\d+):(\d+)\}")
-"""A location placeholder in an emitted line: base, rank, element index (named at the end,
-when every index accessed is known)."""
+_LOC_RE = re.compile(r"\{L:([^:}]+):(\d+):(\d+)(:r)?\}")
+"""A location placeholder in an emitted line: base, rank, element index, and ``:r`` for the
+remote operand of a one-sided call (named at the end, when every index accessed is known;
+a remote operand keeps its ``@rank`` even on the thread's own rank)."""
 
 
 class ThreadExtractor:
@@ -213,7 +214,10 @@ class ThreadExtractor:
         self.code.lines.append(Line(text, pos, what))
 
     def loc(self, p: Ptr, size: int, pos: SrcPos | None, rank: int | None = None) -> str:
-        """The placeholder of the location ``p`` points to (``size``-byte access)."""
+        """The placeholder of the location ``p`` points to (``size``-byte access); with
+        ``rank``, the remote operand of a one-sided call on that rank (named ``x@rank``
+        even on the thread's own rank: a put to oneself is meant, not a missing ``@rank``,
+        lint L001)."""
         elem = self.ex.elem_size(p.base, size, pos)
         if p.offset < 0 or p.offset % elem:
             raise self.ex.error(pos, f"an access at byte {p.offset} of {p.base}, whose "
@@ -227,7 +231,9 @@ class ThreadExtractor:
             under = p.base[len(MULTICAST):]
             self.ex.elem_size(under, elem, pos)
             self.ex.indices.setdefault(under, set()).add(index)
-        return f"{{L:{p.base}:{p.rank if rank is None else rank}:{index}}}"
+        if rank is None:
+            return f"{{L:{p.base}:{p.rank}:{index}}}"
+        return f"{{L:{p.base}:{rank}:{index}:r}}"  # a one-sided call's remote operand
 
     # ---- values
 

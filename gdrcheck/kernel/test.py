@@ -93,11 +93,14 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
 
 
 def _named(ex: Extraction, ln: Line, own: int) -> Line:
-    """The line with its locations named: ``x`` on the thread's own rank, else ``x@k``."""
+    """The line with its locations named: ``x`` on the thread's own rank, else ``x@k``; a
+    one-sided call's remote operand ``x@k`` always."""
 
     def name(m: re.Match[str]) -> str:
         base, rank, index = m.group(1), int(m.group(2)), int(m.group(3))
-        return ex.location_name(base, index) + ("" if rank == own else f"@{rank}")
+        remote = m.group(4) is not None
+        return ex.location_name(base, index) + ("" if rank == own and not remote
+                                                else f"@{rank}")
 
     text = _LOC_RE.sub(name, ln.text)
     return Line(text, ln.pos, ln.what)
