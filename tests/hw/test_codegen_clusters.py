@@ -110,14 +110,33 @@ def test_nvcc_compiles_every_cluster_test(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["clusters-default", "clusters-best", "pdl-default",
                                   "pdl-one-wave"])
-def test_the_committed_h200_runs_show_no_forbidden_state(name: str) -> None:
+def test_the_committed_h200_runs_show_no_forbidden_state(name: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     # docs/hardware.md, "Clusters and PDL on the H200": every observed state held against
-    # ptx75 again here (hw report exits 1 on a state the model forbids)
+    # ptx75 again here (hw report re-checks a line whose test file it finds, relative to the
+    # checkout, and exits 1 on a state the model forbids)
+    import json
+
     from click.testing import CliRunner
 
     from gdrcheck.cli import main
 
+    monkeypatch.chdir(ROOT)
     data = ROOT / "docs" / "data" / f"hw-h200-{name}.jsonl"
     r = CliRunner().invoke(main, ["hw", "report", str(data), "--model", "ptx75"])
     assert r.exit_code == 0, r.output
-    assert data.read_text().count("\n") == (11 if name.startswith("clusters") else 10)
+    lines = [json.loads(line) for line in data.read_text().splitlines()]
+    assert len(lines) == (11 if name.startswith("clusters") else 10)
+    if name != "clusters-best":
+        return
+    # the same report fails on a planted state that ptx75 forbids: the message-passing
+    # outcome of Cluster-MP+fence.cluster (its condition, exists (1:r0 = 1 /\ 1:r1 = 0);
+    # Expect=ptx75:Forbidden)
+    planted = [dict(d) for d in lines]
+    for d in planted:
+        if d["test"] == "Cluster-MP+fence.cluster":
+            d["histogram"] = {**d["histogram"], "1:r0=1; 1:r1=0": 1}
+    bad = tmp_path / "planted.jsonl"
+    bad.write_text("".join(json.dumps(d) + "\n" for d in planted))
+    r = CliRunner().invoke(main, ["hw", "report", str(bad), "--model", "ptx75"])
+    assert r.exit_code == 1 and "1:r0=1; 1:r1=0" in r.output, r.output
