@@ -17,6 +17,12 @@ def entry() -> None:
 
         print(f"gdrcheck, version {__version__}")
         return
+    # lark imports the third-party ``regex`` module when it is installed (about 0.01 s),
+    # and uses it only for lark's ``regex`` option and for terminals with ``\p{...}``
+    # categories; gdrcheck's grammars have neither (tests/cli/test_startup.py), nor is
+    # ``regex`` a dependency: the command runs as it does where ``regex`` is absent.
+    if "regex" not in sys.modules:
+        sys.modules["regex"] = None  # type: ignore[assignment]  # import regex: ImportError
     from gdrcheck.cli import main
 
     main()

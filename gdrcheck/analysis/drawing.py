@@ -25,9 +25,6 @@ from gdrcheck.litmus import ast as A
 from gdrcheck.lower import lower
 from gdrcheck.lower.program import Program
 
-SHOW = ("witness", "all")
-"""``--show``: the execution alone, or with the model's relations."""
-
 SYNC_STEPS = ("sync", "sc", "sync-barrier")
 """Drawn by ``--show all`` (when the model has no show statements), with the members of
 ``gin-hb`` and ``ghb``."""

@@ -15,6 +15,10 @@ from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import InputError
 from gdrcheck.lower import DEFAULT_UNROLL
 
+SHOW = ("witness", "all")
+"""``--show`` of a picture: the execution alone, or with the model's relations
+(gdrcheck.analysis.drawing)."""
+
 ENGINES = ("smt", "explicit", "auto")
 """``smt``: z3 over the may/must relation analysis; ``explicit``: herd7's method, every
 candidate execution evaluated concretely; ``auto``: a portfolio, the explicit engine for a

@@ -169,28 +169,43 @@ def _first_token(text: str) -> int | None:
     none), skipping blanks and comments as the cat lexer does (``(* *)`` nests, ``//``
     and ``#`` to the end of the line); None inside an unterminated comment."""
     i, n = 0, len(text)
-    while i < n:
-        if text[i].isspace():
-            i += 1
-        elif text.startswith("(*", i):
+    while True:
+        i = _BLANKS.match(text, i).end()  # type: ignore[union-attr]  # \s* always matches
+        if i == n:
+            return n
+        if text.startswith("(*", i):
             depth = 0
-            while i < n:
-                if text.startswith("(*", i):
-                    depth, i = depth + 1, i + 2
-                elif text.startswith("*)", i):
-                    depth, i = depth - 1, i + 2
-                    if depth == 0:
-                        break
-                else:
-                    i += 1
-            if depth:
+            for mark in _COMMENT_MARKS.finditer(text, i):
+                depth += 1 if mark.group() == "(*" else -1
+                if depth == 0:
+                    i = mark.end()
+                    break
+            else:
                 return None
         elif text.startswith("//", i) or text[i] == "#":
-            while i < n and text[i] != "\n":
-                i += 1
+            end = text.find("\n", i)
+            i = n if end < 0 else end
         else:
             return i
-    return n
+
+
+_BLANKS = re.compile(r"\s*")
+"""Blanks (``str.isspace``: the same characters)."""
+_COMMENT_MARKS = re.compile(r"\(\*|\*\)")
+"""An opening or closing comment mark, tried in that order at each offset."""
+
+
+def _listed(path: Path) -> bool:
+    """Whether :func:`available_models` lists the model file ``path``."""
+    return (path.is_file() and path.name not in BUILTIN_INCLUDES
+            and not path.name.startswith("_") and _has_title(path))
+
+
+def model_available(name: str, include_dirs: Sequence[str | Path] = ()) -> bool:
+    """``name in available_models(include_dirs)``, reading only the files of that name
+    (a fast start: docs/performance.md, "Start-up, issue 24")."""
+    return any(p.stem == name and _listed(p)
+               for d in search_path(include_dirs) if d.is_dir() for p in d.glob("*.cat"))
 
 
 def available_models(include_dirs: Sequence[str | Path] = ()) -> list[str]:
@@ -199,12 +214,7 @@ def available_models(include_dirs: Sequence[str | Path] = ()) -> list[str]:
     names: set[str] = set()
     for d in search_path(include_dirs):
         if d.is_dir():
-            names.update(
-                p.stem
-                for p in d.glob("*.cat")
-                if p.is_file() and p.name not in BUILTIN_INCLUDES and not p.name.startswith("_")
-                and _has_title(p)
-            )
+            names.update(p.stem for p in d.glob("*.cat") if _listed(p))
     return sorted(names)
 
 

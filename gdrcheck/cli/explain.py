@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from gdrcheck.analysis.drawing import SHOW
+from gdrcheck.analysis.options import SHOW
 from gdrcheck.cli.options import (
     check_options,
     fail,

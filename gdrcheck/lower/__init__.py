@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.printer import instr as print_instr
-from gdrcheck.lower import gin, host, multimem, ptx, x86
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder, build_thread
-from gdrcheck.lower.gin import World
 from gdrcheck.lower.program import Expr, Program
+
+if TYPE_CHECKING:  # each dialect's lowerer is imported when a test of it is lowered
+    from gdrcheck.lower.gin import World  # (a fast start: docs/performance.md)
 
 __all__ = ["lower", "Program", "DEFAULT_UNROLL", "Guards"]
 
@@ -100,6 +102,10 @@ def lower(test: A.Test, unroll: int = DEFAULT_UNROLL,
         raise UnsupportedError("the unroll bound must be at least 1")
     if test.arch == "GIN":
         return _lower_gin(test, unroll, tick, guards or {})
+    if test.arch == "X86":
+        from gdrcheck.lower import x86
+    else:
+        from gdrcheck.lower import ptx
     guards = guards or {}
     b = ProgramBuilder()
     memory = ptx.Memory.of(test) if test.arch == "PTX" else None
@@ -246,6 +252,8 @@ _GIN_CALLS = (A.GinPut, A.GinSignal, A.GinFlush, A.GinFlushAsync, A.GinWaitReque
 
 
 def _world(test: A.Test) -> World:
+    from gdrcheck.lower.gin import World
+
     ranks: set[int] = set()
     node_of: dict[int, int | None] = {}
     for th in test.threads:
@@ -315,6 +323,8 @@ def _world(test: A.Test) -> World:
 
 def _lower_gin(test: A.Test, unroll: int, tick: Callable[[], None] | None = None,
                guards: Guards | None = None) -> Program:
+    from gdrcheck.lower import gin, host, multimem, ptx
+
     guards = guards or {}
     world = _world(test)
     # shared memory (one copy per CTA of each rank) and mbarriers, docs/litmus-format.md §7.3

@@ -8,7 +8,7 @@ import pytest
 
 from gdrcheck.cat import available_models, find_model, load_model, specs_dir
 from gdrcheck.cat.ast import Binding, Check, IfVariant, Let, Var, VariantDecl, VName
-from gdrcheck.cat.loader import SPECS_DIR
+from gdrcheck.cat.loader import SPECS_DIR, model_available
 from gdrcheck.errors import CatError, Pos
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -101,7 +101,13 @@ def test_available_models(specs: Path, tmp_path: Path) -> None:
     write(tmp_path / "mine" / "mine.cat", "MINE\n")
     write(tmp_path / "mine" / "ptx.cat", "")
     assert available_models() == ["gin-api", "ptx"]
-    assert available_models([tmp_path / "mine", tmp_path / "missing"]) == ["gin-api", "mine", "ptx"]
+    dirs = [tmp_path / "mine", tmp_path / "missing"]
+    assert available_models(dirs) == ["gin-api", "mine", "ptx"]
+    # one name at a time (check_model_names: issue 24's start-up), the same answers
+    for name in ("ptx", "gin-api", "stdlib", "cos", "_private", "fragment", "notes", "deep",
+                 "sub/deep", "mine", "missing", "ptx.cat", "gin"):
+        assert model_available(name) == (name in available_models()), name
+        assert model_available(name, dirs) == (name in available_models(dirs)), name
 
 
 def test_listing_models_reads_only_their_first_token(specs: Path,
@@ -138,12 +144,22 @@ def test_listing_models_reads_only_their_first_token(specs: Path,
     monkeypatch.setattr(loader, "parse_cached", no_parse)
     listed = available_models()
     assert listed == ["bare", "broken", "herd", "latin1", "letter", "open", "quoted"]
+    assert [n for n in [*files, "latin1"] if model_available(n)] == sorted(listed, key=[
+        *files, "latin1"].index)
     for name, text in files.items():  # the parser agrees wherever it answers
         try:
             titled = real_parse(text).title is not None
         except CatError:
             continue
         assert titled == (name in listed), name
+
+
+def test_one_model_is_found_as_the_listing_finds_it() -> None:
+    # the project's own specs/: every listed name, and the include-only files that are not
+    names = available_models()
+    assert names and all(model_available(n) for n in names)
+    others = {p.stem for p in SPECS_DIR.glob("*.cat")} - set(names)
+    assert others and not any(model_available(n) for n in others)
 
 
 # --------------------------------------------------------------------------

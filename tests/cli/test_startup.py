@@ -78,8 +78,11 @@ def test_a_check_imports_only_what_it_uses(tmp_path: Path) -> None:
     # the default engine, auto: SB's 4 candidates go to the enumerator, z3's engine
     # module is not loaded, nor z3 itself (gdrcheck/lazy.py: issue 24)
     mods = _modules("check", "litmus/classic/SB.litmus", "-m", "x86tso", cache=tmp_path)
-    assert {"gdrcheck.engine.explicit", "lark"} <= mods  # it did run
-    unused = UNUSED | {"gdrcheck.engine.smt", "z3"}
+    assert {"gdrcheck.engine.explicit", "lark", "gdrcheck.lower.x86"} <= mods  # it did run
+    # nor the pictures, nor the other dialects' lowerers (issue 24)
+    unused = UNUSED | {"gdrcheck.engine.smt", "z3", "gdrcheck.analysis.drawing",
+                       "gdrcheck.lower.gin", "gdrcheck.lower.ptx", "gdrcheck.lower.host",
+                       "gdrcheck.lower.multimem"}
     assert not unused & mods, unused & mods
 
 
@@ -89,6 +92,24 @@ def test_a_check_with_z3_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert {"gdrcheck.engine.smt", "z3", "lark"} <= mods  # it did run
     unused = UNUSED | {"gdrcheck.engine.explicit"}
     assert not unused & mods, unused & mods
+
+
+def test_the_script_runs_lark_without_the_regex_module(tmp_path: Path) -> None:
+    # lark imports `regex` when it is installed (about 0.01 s) and needs it only for
+    # Lark(regex=True) and \p{...} terminals: the script keeps it out (issue 24)
+    probe = ("import sys; from gdrcheck.__main__ import entry\ntry:\n    entry()\n"
+             "except SystemExit:\n    pass\n"
+             "print(repr(sys.modules.get('regex', 'absent')), file=sys.stderr)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GDRCHECK_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", probe, "check", "litmus/classic/SB.litmus",
+                           "-m", "x86tso"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert "Verdict SB x86tso Allowed" in proc.stdout, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] in ("None", "'absent'")
+    for grammar in (ROOT / "gdrcheck").rglob("*.lark"):
+        assert "\\p{" not in grammar.read_text(), grammar
+    for source in (ROOT / "gdrcheck").rglob("*.py"):
+        assert "regex=True" not in source.read_text(), source
 
 
 def test_every_command_is_listed_and_loads(tmp_path: Path) -> None:
