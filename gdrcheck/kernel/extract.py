@@ -15,18 +15,30 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Protocol
 
 from gdrcheck.errors import InputError, Pos
-from gdrcheck.kernel import ir
-from gdrcheck.kernel.ir import BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SharedRef, SrcPos
+from gdrcheck.kernel import binary32, ir
+from gdrcheck.kernel.ir import (
+    BlockRef,
+    Const,
+    FConst,
+    FuncRef,
+    GlobalRef,
+    Instr,
+    Ref,
+    SharedRef,
+    SrcPos,
+)
 from gdrcheck.kernel.nccl import DEV_COMM_TYPE, dev_comm_field, lsa_team
 from gdrcheck.kernel.values import (
     BoolOp,
     Cmp,
     Cond,
     CondInt,
+    Flt,
     Not,
     Opaque,
     Ptr,
@@ -212,8 +224,15 @@ class ThreadExtractor:
                                 "instructions (too many branches on values read)")
         self.code.lines.append(Line(text, pos, what))
 
-    def loc(self, p: Ptr, size: int, pos: SrcPos | None, rank: int | None = None) -> str:
-        """The placeholder of the location ``p`` points to (``size``-byte access)."""
+    def loc(self, p: Ptr, size: int, pos: SrcPos | None, rank: int | None = None,
+            is_float: bool = False) -> str:
+        """The placeholder of the location ``p`` points to (``size``-byte access; a ``float``
+        load or store when ``is_float``)."""
+        kind = self.ex.float_kind.setdefault(p.base, is_float)
+        if kind != is_float:
+            raise self.ex.error(pos, f"{p.base} is accessed both as float and as integer "
+                                "data (a float location holds the float's value, not its "
+                                "encoding)")
         elem = self.ex.elem_size(p.base, size, pos)
         if p.offset < 0 or p.offset % elem:
             raise self.ex.error(pos, f"an access at byte {p.offset} of {p.base}, whose "
@@ -234,6 +253,11 @@ class ThreadExtractor:
     def value(self, fr: Frame, op: ir.Operand, ins: Instr) -> Value:
         if isinstance(op, Const):
             return _wrap(op.value, op.bits)
+        if isinstance(op, FConst):
+            try:
+                return Flt(binary32.from_double(op.value))
+            except binary32.Binary32Error as e:
+                raise self.ex.error(ins.pos, str(e)) from None
         if isinstance(op, Ref):
             if op.name not in fr.env:
                 raise self.ex.error(ins.pos, f"a value the extraction did not compute: "
@@ -281,6 +305,8 @@ class ThreadExtractor:
             raise self.ex.error(pos, f"{what} uses {v.why}, which cannot be extracted")
         if isinstance(v, Ptr):
             raise self.ex.error(pos, f"{what} uses a pointer as an integer")
+        if isinstance(v, Flt):
+            raise self.ex.error(pos, f"{what} uses a float as an integer")
         cond = v.c if isinstance(v, CondInt) else v
         assert is_cond(cond)
         return self.materialise(cond, pos)  # type: ignore[arg-type]
@@ -326,6 +352,8 @@ class ThreadExtractor:
             return v  # type: ignore[return-value]
         if isinstance(v, Ptr):
             return True
+        if isinstance(v, Flt):
+            raise self.ex.error(pos, f"{what} on a float (compare it instead)")
         assert isinstance(v, Opaque)
         raise self.ex.error(pos, f"{what} depends on {v.why}, which cannot be extracted")
 
@@ -497,6 +525,8 @@ class ThreadExtractor:
                     return v
                 raise self.ex.error(pos, "a sign-extended condition is not supported")
             return v  # registers hold unbounded integers (docs/kernels.md)
+        if op in _FLOAT_BINARY or op in _FLOAT_OTHER:
+            return self.float_op(fr, ins)
         if op == "icmp":
             a = self.value(fr, ins.operands[0], ins)
             b = self.value(fr, ins.operands[1], ins)
@@ -596,6 +626,90 @@ class ThreadExtractor:
         self.emit(f"{litmus} {dst}, {_text(sa)}, {_text(sb)}", pos)
         return Sym(dst)
 
+    def float_op(self, fr: Frame, ins: Instr) -> Value:
+        """``float`` arithmetic, conversions and comparisons (docs/kernels.md, "Why the
+        floats are not approximated"): exact binary32 on concrete values; a comparison of a
+        value read (an integer float, see ``store``) with a constant or another value read."""
+        op = ins.opcode
+        pos = ins.pos
+        vals = [self.value(fr, o, ins) for o in ins.operands]
+        if op in ("fadd", "fsub", "fmul", "fdiv", "fneg") or op == "fcmp":
+            if any(ty != "float" for ty in _float_types(ins)):
+                raise self.ex.error(pos, f"{op} on a type other than float (double and half "
+                                    "are not supported)")
+        if op in _FLOAT_BINARY:
+            a, b = vals
+            if isinstance(a, Flt) and isinstance(b, Flt):
+                fn = {"fadd": binary32.add, "fsub": binary32.sub, "fmul": binary32.mul,
+                      "fdiv": binary32.div}[op]
+                try:
+                    return Flt(fn(a.value, b.value))
+                except binary32.Binary32Error as e:
+                    raise self.ex.error(pos, str(e)) from None
+            raise self.ex.error(pos, f"float arithmetic ({op}) on a value read from memory "
+                                "is not supported yet (docs/kernels.md, \"Why the floats are "
+                                "not approximated\")")
+        if op == "fneg":
+            (a,) = vals
+            if isinstance(a, Flt):
+                return Flt(-a.value)
+            raise self.ex.error(pos, "fneg of a value read from memory is not supported yet")
+        if op in ("sitofp", "uitofp"):
+            (a,) = vals
+            if ins.type != "float":
+                raise self.ex.error(pos, f"a conversion to {ins.type} (float only)")
+            if isinstance(a, int):
+                src = ir.type_bits(_operand_type(ins))
+                n = _signed(a, src) if op == "sitofp" else a
+                return Flt(binary32.round32(Fraction(n)))
+            raise self.ex.error(pos, "a conversion to float of a value read from memory is "
+                                "not supported yet")
+        if op in ("fptosi", "fptoui"):
+            (a,) = vals
+            if isinstance(a, Flt):
+                q = a.value
+                n = q.numerator // q.denominator if q >= 0 else -((-q.numerator) // q.denominator)
+                if op == "fptoui" and n < 0 or abs(n) >= 1 << ins.bits:
+                    raise self.ex.error(pos, f"the conversion of {float(q)!r} to {ins.type} "
+                                        "is out of range (poison in LLVM)")
+                return _wrap(n, ins.bits)
+            raise self.ex.error(pos, "a conversion from float of a value read from memory is "
+                                "not supported yet")
+        assert op == "fcmp"
+        return self.fcompare(ins, vals[0], vals[1])
+
+    def fcompare(self, ins: Instr, a: Value, b: Value) -> Value:
+        """``fcmp``: the ordered and unordered predicates agree, no NaN being representable
+        (binary32.py refuses them). A register read from a float location holds an integer
+        float (``store``), so against a constant ``c`` that is not an integer, ``x < c`` is
+        ``x <= floor(c)`` and ``x == c`` is false."""
+        pos = ins.pos
+        m = re.search(r"= fcmp (?:[a-z]+ )*?([ou]?(?:eq|ne|lt|le|gt|ge)|true|false) ", ins.text)
+        if m is None:
+            raise self.ex.error(pos, f"an fcmp predicate not supported ({ins.text[:60]})")
+        pred = m.group(1)
+        if pred in ("true", "false"):
+            return int(pred == "true")
+        rel = pred[-2:]
+        if isinstance(a, Flt) and isinstance(b, Flt):
+            return int(_holds(rel, a.value, b.value))  # type: ignore[arg-type]
+        if isinstance(a, Flt) and isinstance(b, Sym):
+            a, b = b, a
+            rel = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(rel, rel)
+        if isinstance(a, Sym) and isinstance(b, Sym):
+            return Cmp(rel, a, b)
+        if isinstance(a, Sym) and isinstance(b, Flt):
+            c = b.value
+            if c.denominator == 1:
+                return Cmp(rel, a, int(c))
+            lo = c.numerator // c.denominator  # floor(c) < c < floor(c) + 1
+            if rel in ("eq", "ne"):
+                return int(rel == "ne")
+            if rel in ("lt", "le"):
+                return Cmp("le", a, lo)
+            return Cmp("ge", a, lo + 1)
+        raise self.ex.error(pos, "a float comparison of something that is not a float")
+
     def compare(self, ins: Instr, a: Value, b: Value) -> Value:
         pred = ins.predicate
         pos = ins.pos
@@ -657,17 +771,19 @@ class ThreadExtractor:
         if ins.type == "ptr":
             raise self.ex.error(ins.pos, "a pointer read from memory (data-dependent "
                                 "addresses are not supported)")
-        bits = ins.bits
+        is_float = ins.type == "float"
+        bits = 32 if is_float else ins.bits
         if bits == 0 or bits % 8:
-            raise self.ex.error(ins.pos, f"a load of {ins.type} (integers only)")
+            raise self.ex.error(ins.pos, f"a load of {ins.type} (integers and float only)")
         if self.host == "check":  # the location's final value
-            return Sym(self.loc(p, bits // 8, ins.pos))
+            return Sym(self.loc(p, bits // 8, ins.pos, is_float=is_float))
         if self.host == "init":
             raise self.ex.error(ins.pos, f"the host init function {self.host_name()} reads "
                                 "memory (it may only store constants)")
         dst = self.reg(fr.depth, ins.name)
         sem = "volatile" if ins.volatile else "weak"
-        self.emit(f"ld.{sem} {dst}, {self.loc(p, bits // 8, ins.pos)}", ins.pos,
+        self.emit(f"ld.{sem} {dst}, {self.loc(p, bits // 8, ins.pos, is_float=is_float)}",
+                  ins.pos,
                   "volatile load" if ins.volatile else "load")
         return Sym(dst)
 
@@ -697,19 +813,41 @@ class ThreadExtractor:
         if ins.atomic:
             raise self.ex.error(ins.pos, "an IR atomic store: its scope is lost in the IR; "
                                 "use cuda::atomic_ref or inline PTX")
-        bits = ir.type_bits(_operand_type(ins))
+        is_float = _operand_type(ins) == "float"
+        bits = 32 if is_float else ir.type_bits(_operand_type(ins))
         if bits == 0 or bits % 8 or isinstance(v, Ptr):
-            raise self.ex.error(ins.pos, "a store of something other than an integer")
-        s = _litmus_int(self.scalar(v, ins.pos, "a store"), bits)
+            raise self.ex.error(ins.pos, "a store of something other than an integer or a "
+                                "float")
+        s: Scalar
+        if is_float:
+            s = self.float_litmus(v, ins.pos)
+        else:
+            s = _litmus_int(self.scalar(v, ins.pos, "a store"), bits)
         if self.host == "init" and isinstance(s, int):
-            placeholder = self.loc(p, bits // 8, ins.pos)
+            placeholder = self.loc(p, bits // 8, ins.pos, is_float=is_float)
             m = _LOC_RE.fullmatch(placeholder)
             assert m is not None
             self.ex.init_values[(m.group(1), int(m.group(2)), int(m.group(3)))] = s
             return
         sem = "volatile" if ins.volatile else "weak"
-        self.emit(f"st.{sem} {self.loc(p, bits // 8, ins.pos)}, {_text(s)}", ins.pos,
+        self.emit(f"st.{sem} {self.loc(p, bits // 8, ins.pos, is_float=is_float)}, {_text(s)}",
+                  ins.pos,
                   "volatile store" if ins.volatile else "store")
+
+
+    def float_litmus(self, v: Value, pos: SrcPos | None) -> Scalar:
+        """The litmus value of a float stored: an integer float of magnitude at most 2^24
+        is its integer (so the models' integer sums are the float sums while they stay
+        exact); a register read from a float location is already one."""
+        if isinstance(v, Sym):
+            return v
+        if not isinstance(v, Flt):
+            raise self.ex.error(pos, "a float store of something that is not a float")
+        q = v.value
+        if q.denominator != 1 or abs(q) > FLOAT_EXACT:
+            raise self.ex.error(pos, f"a float store of {float(q)!r}: only integer floats of "
+                                "magnitude at most 2^24 are stored (docs/kernels.md)")
+        return int(q)
 
 
 # --------------------------------------------------------------------------
@@ -732,6 +870,7 @@ class Extractor:
         self.path = path
         self.source = source
         self.elems: dict[str, int] = {}
+        self.float_kind: dict[str, bool] = {}  # buffer -> accessed as float data
         self.indices: dict[str, set[int]] = {}
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
@@ -870,6 +1009,9 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
 # Helpers
 # --------------------------------------------------------------------------
 
+FLOAT_EXACT = 1 << 24  # every integer up to 2^24 is a binary32 value (p = 24)
+_FLOAT_BINARY = frozenset({"fadd", "fsub", "fmul", "fdiv"})
+_FLOAT_OTHER = frozenset({"fneg", "fcmp", "sitofp", "uitofp", "fptosi", "fptoui"})
 _BINARY = frozenset({"add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "and", "or", "xor",
                      "shl", "lshr", "ashr"})
 
@@ -915,12 +1057,19 @@ def _concrete(op: str, a: int, b: int, bits: int, pos: SrcPos | None, ex: Extrac
     return _wrap(out, bits)
 
 
+def _float_types(ins: Instr) -> list[str]:
+    """The operand type of an ``fadd``/``fcmp``/... (its text: ``= fadd float %a, %b``)."""
+    m = re.search(r"= (?:fadd|fsub|fmul|fdiv|fneg|fcmp)(?: [a-z]+)* (float|double|half|bfloat|"
+                  r"<[^>]+>|fp128|x86_fp80) ", ins.text)
+    return [m.group(1) if m else ins.text[:40]]
+
+
 def _operand_type(ins: Instr) -> str:
     """The type of the first operand (from the instruction text)."""
-    m = re.search(r"= (?:icmp \w+|zext|sext|trunc) (i\d+|ptr)", ins.text)
+    m = re.search(r"= (?:icmp \w+|zext|sext|trunc|sitofp|uitofp) (i\d+|ptr)", ins.text)
     if m:
         return m.group(1)
-    m = re.match(r"store (?:volatile )?(i\d+|ptr)", ins.text)
+    m = re.match(r"store (?:volatile )?(i\d+|ptr|float|double|half)", ins.text)
     return m.group(1) if m else ""
 
 
@@ -931,6 +1080,8 @@ def _index_type(ins: Instr, k: int) -> str:
 
 def _gep_sizes(ty: str) -> list[int] | None:
     """The byte size of each GEP index's step: ``i32`` -> [4]; ``[8 x i32]`` -> [32, 4]."""
+    if ty == "float":
+        return [4]
     m = re.fullmatch(r"i(\d+)", ty)
     if m:
         return [int(m.group(1)) // 8]

@@ -8,6 +8,7 @@ pointer into a kernel parameter's buffer on some rank, a register of the litmus 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 
@@ -28,6 +29,15 @@ class Sym:
 
 
 Scalar = int | Sym
+
+
+@dataclass(frozen=True)
+class Flt:
+    """A concrete binary32 value, exact (gdrcheck/kernel/binary32.py). A register that was
+    read from a ``float`` location stands for the float whose value is the litmus integer
+    (only integer floats below 2^24 are ever stored, docs/kernels.md)."""
+
+    value: Fraction
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,7 @@ class Opaque:
     why: str
 
 
-Value = int | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque
+Value = int | Flt | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque
 
 NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 
