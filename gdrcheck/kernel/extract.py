@@ -39,6 +39,7 @@ from gdrcheck.kernel.values import (
     Cond,
     CondInt,
     Flt,
+    FSym,
     Not,
     Opaque,
     Ptr,
@@ -305,7 +306,7 @@ class ThreadExtractor:
             raise self.ex.error(pos, f"{what} uses {v.why}, which cannot be extracted")
         if isinstance(v, Ptr):
             raise self.ex.error(pos, f"{what} uses a pointer as an integer")
-        if isinstance(v, Flt):
+        if isinstance(v, (Flt, FSym)):
             raise self.ex.error(pos, f"{what} uses a float as an integer")
         cond = v.c if isinstance(v, CondInt) else v
         assert is_cond(cond)
@@ -352,7 +353,7 @@ class ThreadExtractor:
             return v  # type: ignore[return-value]
         if isinstance(v, Ptr):
             return True
-        if isinstance(v, Flt):
+        if isinstance(v, (Flt, FSym)):
             raise self.ex.error(pos, f"{what} on a float (compare it instead)")
         assert isinstance(v, Opaque)
         raise self.ex.error(pos, f"{what} depends on {v.why}, which cannot be extracted")
@@ -638,22 +639,11 @@ class ThreadExtractor:
                 raise self.ex.error(pos, f"{op} on a type other than float (double and half "
                                     "are not supported)")
         if op in _FLOAT_BINARY:
-            a, b = vals
-            if isinstance(a, Flt) and isinstance(b, Flt):
-                fn = {"fadd": binary32.add, "fsub": binary32.sub, "fmul": binary32.mul,
-                      "fdiv": binary32.div}[op]
-                try:
-                    return Flt(fn(a.value, b.value))
-                except binary32.Binary32Error as e:
-                    raise self.ex.error(pos, str(e)) from None
-            raise self.ex.error(pos, f"float arithmetic ({op}) on a value read from memory "
-                                "is not supported yet (docs/kernels.md, \"Why the floats are "
-                                "not approximated\")")
+            fn = {"fadd": binary32.add, "fsub": binary32.sub, "fmul": binary32.mul,
+                  "fdiv": binary32.div}[op]
+            return self.ftable(vals[0], vals[1], fn, pos, f"the float operation {op}")
         if op == "fneg":
-            (a,) = vals
-            if isinstance(a, Flt):
-                return Flt(-a.value)
-            raise self.ex.error(pos, "fneg of a value read from memory is not supported yet")
+            return self.ftable(vals[0], Flt(Fraction(0)), lambda x, _: -x, pos, "fneg")
         if op in ("sitofp", "uitofp"):
             (a,) = vals
             if ins.type != "float":
@@ -666,15 +656,18 @@ class ThreadExtractor:
                                 "not supported yet")
         if op in ("fptosi", "fptoui"):
             (a,) = vals
-            if isinstance(a, Flt):
-                q = a.value
+            def to_int(q: Fraction) -> int:
                 n = q.numerator // q.denominator if q >= 0 else -((-q.numerator) // q.denominator)
                 if op == "fptoui" and n < 0 or abs(n) >= 1 << ins.bits:
                     raise self.ex.error(pos, f"the conversion of {float(q)!r} to {ins.type} "
                                         "is out of range (poison in LLVM)")
-                return _wrap(n, ins.bits)
-            raise self.ex.error(pos, "a conversion from float of a value read from memory is "
-                                "not supported yet")
+                return n
+
+            if isinstance(a, Flt):
+                return _wrap(to_int(a.value), ins.bits)
+            if isinstance(a, FSym):
+                return self.materialise_rows(a, to_int, pos)
+            raise self.ex.error(pos, f"{op} of something that is not a float")
         assert op == "fcmp"
         return self.fcompare(ins, vals[0], vals[1])
 
@@ -693,12 +686,14 @@ class ThreadExtractor:
         rel = pred[-2:]
         if isinstance(a, Flt) and isinstance(b, Flt):
             return int(_holds(rel, a.value, b.value))  # type: ignore[arg-type]
-        if isinstance(a, Flt) and isinstance(b, Sym):
+        if isinstance(a, Flt) and isinstance(b, FSym):
             a, b = b, a
             rel = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(rel, rel)
-        if isinstance(a, Sym) and isinstance(b, Sym):
-            return Cmp(rel, a, b)
-        if isinstance(a, Sym) and isinstance(b, Flt):
+        ia, ib = _identity(a), _identity(b)
+        if ia is not None and ib is not None:
+            return Cmp(rel, Sym(ia), Sym(ib))
+        if ia is not None and isinstance(b, Flt):
+            a = Sym(ia)
             c = b.value
             if c.denominator == 1:
                 return Cmp(rel, a, int(c))
@@ -708,7 +703,61 @@ class ThreadExtractor:
             if rel in ("lt", "le"):
                 return Cmp("le", a, lo)
             return Cmp("ge", a, lo + 1)
-        raise self.ex.error(pos, "a float comparison of something that is not a float")
+        t = self.ftable(a, b, lambda x, y: Fraction(int(_holds(rel, x, y))),  # type: ignore[arg-type]
+                        pos, "a float comparison")
+        if isinstance(t, Flt):
+            return int(t.value)
+        return _rows_cond(t, lambda q: q != 0)
+
+    def ftable(self, a: Value, b: Value, fn: Callable[[Fraction, Fraction], Fraction],
+               pos: SrcPos | None, what: str) -> Flt | FSym:
+        """``fn`` over every combination of the values ``a`` and ``b`` may hold: a constant
+        when it is one, else the table of the registers' values (docs/kernels.md)."""
+        ta, tb = _as_table(a), _as_table(b)
+        if ta is None or tb is None:
+            raise self.ex.error(pos, f"{what} of something that is not a float")
+        regs = ta.regs + tuple(r for r in tb.regs if r not in ta.regs)
+        rows: dict[tuple[int, ...], Fraction] = {}
+        for ka, va in ta.rows:
+            bound = dict(zip(ta.regs, ka, strict=True))
+            for kb, vb in tb.rows:
+                if any(bound.get(r, c) != c for r, c in zip(tb.regs, kb, strict=True)):
+                    continue
+                key = dict(bound)
+                key.update(zip(tb.regs, kb, strict=True))
+                try:
+                    rows[tuple(key[r] for r in regs)] = fn(va, vb)
+                except binary32.Binary32Error as e:
+                    when = ", ".join(f"{r}={key[r]}" for r in regs)
+                    raise self.ex.error(pos, f"{what}: {e}" + (
+                        f" (when the values read are {when})" if when else "")) from None
+                if len(rows) > MAX_FLOAT_ROWS:
+                    raise self.ex.error(pos, f"{what} has more than {MAX_FLOAT_ROWS} "
+                                        "combinations of the values read")
+        values = set(rows.values())
+        if len(values) == 1:
+            return Flt(values.pop())
+        return FSym(regs, tuple(sorted(rows.items())))
+
+    def materialise_rows(self, t: FSym, conv: Callable[[Fraction], int],
+                         pos: SrcPos | None) -> Sym:
+        """A register holding ``conv`` of the table's value (a branch per distinct result)."""
+        results = sorted({conv(v) for _, v in t.rows})
+        dst = self.fresh_reg("float")
+        done = self.label()
+        targets = [self.label() for _ in results]
+        for w, target in zip(results, targets, strict=True):
+            c = _rows_cond(t, lambda q, w=w: conv(q) == w)  # type: ignore[misc]
+            if isinstance(c, int):
+                continue
+            self.jump_if(c, target, pos)
+        self.emit(f"goto {done}", pos)
+        for w, target in zip(results, targets, strict=True):
+            self.emit(f"{target}:", pos)
+            self.emit(f"mov {dst}, {w}", pos)
+            self.emit(f"goto {done}", pos)
+        self.emit(f"{done}:", pos)
+        return Sym(dst)
 
     def compare(self, ins: Instr, a: Value, b: Value) -> Value:
         pred = ins.predicate
@@ -776,16 +825,23 @@ class ThreadExtractor:
         if bits == 0 or bits % 8:
             raise self.ex.error(ins.pos, f"a load of {ins.type} (integers and float only)")
         if self.host == "check":  # the location's final value
-            return Sym(self.loc(p, bits // 8, ins.pos, is_float=is_float))
+            final = self.loc(p, bits // 8, ins.pos, is_float=is_float)
+            return self.float_read(final, final) if is_float else Sym(final)
         if self.host == "init":
             raise self.ex.error(ins.pos, f"the host init function {self.host_name()} reads "
                                 "memory (it may only store constants)")
         dst = self.reg(fr.depth, ins.name)
         sem = "volatile" if ins.volatile else "weak"
-        self.emit(f"ld.{sem} {dst}, {self.loc(p, bits // 8, ins.pos, is_float=is_float)}",
-                  ins.pos,
+        where = self.loc(p, bits // 8, ins.pos, is_float=is_float)
+        self.emit(f"ld.{sem} {dst}, {where}", ins.pos,
                   "volatile load" if ins.volatile else "load")
-        return Sym(dst)
+        return self.float_read(dst, where) if is_float else Sym(dst)
+
+    def float_read(self, reg: str, where: str) -> FSym:
+        """A float read of the location ``where``: the identity table over the values its
+        writes may store (0, the initial value, included; the fixpoint of ``extract``)."""
+        known = sorted({0} | set(self.ex.float_known.get(where, ())))
+        return FSym((reg,), tuple(((n,), Fraction(n)) for n in known))
 
     def comm_field(self, p: Ptr, ins: Instr) -> int:
         """A field of the NCCL communicator, from the configuration (gdrcheck/kernel/nccl.py)."""
@@ -818,36 +874,42 @@ class ThreadExtractor:
         if bits == 0 or bits % 8 or isinstance(v, Ptr):
             raise self.ex.error(ins.pos, "a store of something other than an integer or a "
                                 "float")
+        where = self.loc(p, bits // 8, ins.pos, is_float=is_float)
         s: Scalar
         if is_float:
-            s = self.float_litmus(v, ins.pos)
+            s = self.float_litmus(v, where, ins.pos)
         else:
             s = _litmus_int(self.scalar(v, ins.pos, "a store"), bits)
         if self.host == "init" and isinstance(s, int):
-            placeholder = self.loc(p, bits // 8, ins.pos, is_float=is_float)
-            m = _LOC_RE.fullmatch(placeholder)
+            m = _LOC_RE.fullmatch(where)
             assert m is not None
             self.ex.init_values[(m.group(1), int(m.group(2)), int(m.group(3)))] = s
             return
         sem = "volatile" if ins.volatile else "weak"
-        self.emit(f"st.{sem} {self.loc(p, bits // 8, ins.pos, is_float=is_float)}, {_text(s)}",
-                  ins.pos,
+        self.emit(f"st.{sem} {where}, {_text(s)}", ins.pos,
                   "volatile store" if ins.volatile else "store")
 
 
-    def float_litmus(self, v: Value, pos: SrcPos | None) -> Scalar:
+    def float_litmus(self, v: Value, where: str, pos: SrcPos | None) -> Scalar:
         """The litmus value of a float stored: an integer float of magnitude at most 2^24
         is its integer (so the models' integer sums are the float sums while they stay
         exact); a register read from a float location is already one."""
-        if isinstance(v, Sym):
-            return v
+        def exact(q: Fraction) -> int:
+            if q.denominator != 1 or abs(q) > FLOAT_EXACT:
+                raise self.ex.error(pos, f"a float store of {float(q)!r}: only integer floats "
+                                    "of magnitude at most 2^24 are stored (docs/kernels.md)")
+            return int(q)
+
+        if isinstance(v, FSym):
+            values = {exact(q) for _, q in v.rows}
+            self.ex.float_stored.setdefault(where, set()).update(values)
+            reg = _identity(v)
+            return Sym(reg) if reg is not None else self.materialise_rows(v, exact, pos)
         if not isinstance(v, Flt):
             raise self.ex.error(pos, "a float store of something that is not a float")
-        q = v.value
-        if q.denominator != 1 or abs(q) > FLOAT_EXACT:
-            raise self.ex.error(pos, f"a float store of {float(q)!r}: only integer floats of "
-                                "magnitude at most 2^24 are stored (docs/kernels.md)")
-        return int(q)
+        n = exact(v.value)
+        self.ex.float_stored.setdefault(where, set()).add(n)
+        return n
 
 
 # --------------------------------------------------------------------------
@@ -864,13 +926,16 @@ class CallLowering(Protocol):
 
 class Extractor:
     def __init__(self, module: ir.Module, config: Config, path: str, source: str,
-                 calls: Callable[[Extractor], CallLowering]) -> None:
+                 calls: Callable[[Extractor], CallLowering],
+                 float_known: dict[str, frozenset[int]] | None = None) -> None:
         self.module = module
         self.config = config
         self.path = path
         self.source = source
         self.elems: dict[str, int] = {}
         self.float_kind: dict[str, bool] = {}  # buffer -> accessed as float data
+        self.float_known = float_known or {}  # float location -> the values it may hold
+        self.float_stored: dict[str, set[int]] = {}  # float location -> the values stored
         self.indices: dict[str, set[int]] = {}
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
@@ -1002,13 +1067,26 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
         if len(values) not in (1, config.ranks):
             raise KernelError(f"--arg {key}: {len(values)} values for {config.ranks} ranks "
                               "(give one, or one per rank)")
-    return Extractor(module, config, path, source, calls).extract()
+    # the values of each float location: those its writes may store, a fixpoint (a read's
+    # table covers the values known so far; a round that stores new ones runs again)
+    known: dict[str, frozenset[int]] = {}
+    for _ in range(MAX_FLOAT_ROUNDS):
+        ex = Extractor(module, config, path, source, calls, known)
+        result = ex.extract()
+        grown = {b: frozenset(known.get(b, frozenset()) | v) for b, v in ex.float_stored.items()}
+        if all(grown[b] == known.get(b) for b in grown):
+            return result
+        known.update(grown)
+    raise KernelError(f"the float values stored do not settle after {MAX_FLOAT_ROUNDS} rounds "
+                      "(a value read feeds a store of a new value each time)", path)
 
 
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
 
+MAX_FLOAT_ROWS = 4096
+MAX_FLOAT_ROUNDS = 16
 FLOAT_EXACT = 1 << 24  # every integer up to 2^24 is a binary32 value (p = 24)
 _FLOAT_BINARY = frozenset({"fadd", "fsub", "fmul", "fdiv"})
 _FLOAT_OTHER = frozenset({"fneg", "fcmp", "sitofp", "uitofp", "fptosi", "fptoui"})
@@ -1055,6 +1133,45 @@ def _concrete(op: str, a: int, b: int, bits: int, pos: SrcPos | None, ex: Extrac
         "shl": lambda: a << b, "lshr": lambda: a >> b, "ashr": lambda: sa >> b,
     }[op]()
     return _wrap(out, bits)
+
+
+def _as_table(v: Value) -> FSym | None:
+    if isinstance(v, Flt):
+        return FSym((), (((), v.value),))
+    return v if isinstance(v, FSym) else None
+
+
+def _identity(v: Value) -> str | None:
+    """The register of a table that is the register's own value (a float read)."""
+    if isinstance(v, FSym) and len(v.regs) == 1 and all(k[0] == q for k, q in v.rows):
+        return v.regs[0]
+    return None
+
+
+def _rows_cond(t: FSym, keep: Callable[[Fraction], bool]) -> Cond | int:
+    """The condition over the registers under which the table's value satisfies ``keep``:
+    the rows that do (or the negation of those that do not, when fewer)."""
+    yes = [k for k, q in t.rows if keep(q)]
+    no = [k for k, q in t.rows if not keep(q)]
+    if not no:
+        return 1
+    if not yes:
+        return 0
+
+    def row(k: tuple[int, ...]) -> Cond:
+        cs: list[Cond] = [Cmp("eq", Sym(r), c) for r, c in zip(t.regs, k, strict=True)]
+        out = cs[0]
+        for c in cs[1:]:
+            out = BoolOp("and", out, c)
+        return out
+
+    def any_of(keys: list[tuple[int, ...]]) -> Cond:
+        out = row(keys[0])
+        for k in keys[1:]:
+            out = BoolOp("or", out, row(k))
+        return out
+
+    return any_of(yes) if len(yes) <= len(no) else negate(any_of(no))
 
 
 def _float_types(ins: Instr) -> list[str]:

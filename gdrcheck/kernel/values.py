@@ -78,7 +78,18 @@ class Opaque:
     why: str
 
 
-Value = int | Flt | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque
+@dataclass(frozen=True)
+class FSym:
+    """A float computed from values read: a table from the registers' values (each row one
+    combination that may occur) to the exact binary32 result. A register read from a float
+    location holds the float's integer value, so a load is the identity table over the values
+    the location's writes may store (docs/kernels.md)."""
+
+    regs: tuple[str, ...]
+    rows: tuple[tuple[tuple[int, ...], Fraction], ...]
+
+
+Value = int | Flt | FSym | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque
 
 NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 

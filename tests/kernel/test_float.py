@@ -130,7 +130,9 @@ __global__ void k(float *out) {
 @pytest.mark.parametrize(("body", "col", "what"), [
     ("out[0] = 0.1f;", 10, "a float store of 0.1"),
     ("out[0] = 33554432.0f;", 10, "magnitude at most 2^24"),
-    ("out[1] = out[0] + 1.0f;", 19, "float arithmetic (fadd) on a value read"),
+    # out[0] may hold 0 or 1 (its one write): 1 / 3 is not an integer float
+    ("if (n[0]) out[0] = 1.0f; else out[1] = out[0] / 3.0f;", 40, "a float store of 0.333"),
+    ("out[1] = 1.0f / (out[0] - out[0]);", 17, "a float division by zero"),
     ("if (n[1]) out[0] = 1.0f; else n[0] = *(int *)out;", 40, "both as float and as integer"),
 ])
 def test_float_refusals(tmp_path: Path, body: str, col: int, what: str) -> None:
@@ -140,3 +142,58 @@ def test_float_refusals(tmp_path: Path, body: str, col: int, what: str) -> None:
     msg = str(err.value)
     assert what in msg
     assert msg.startswith(f"{src}:2:{col}: "), msg
+
+
+TABLE = """\
+#include <assert.h>
+__global__ void k(float *x, float *y) {
+  if (threadIdx.x == 0) { x[0] = 3.0f; x[1] = 4.0f; }
+  SYNC
+  if (threadIdx.x != 0) {
+    float a = x[0], b = x[1];
+    float s = (a * a + b * b) / 5.0f;
+    y[0] = a + b;
+    assert(COND);
+  }
+}
+"""
+
+
+def test_float_operations_on_values_read_are_tables(tmp_path: Path) -> None:
+    # x[0] holds 0 or 3, x[1] 0 or 4 (the values their writes store, and the initial 0):
+    # s = (a*a + b*b) / 5 is 0, 9/5, 16/5 or 5 (exact: 25 / 5), so `s` near 5 is the
+    # outcome where both stores are seen; y[0] = a + b takes 0, 3, 4 or 7
+    racy = _write(tmp_path, TABLE.replace("SYNC", "").replace("COND", "s < 4.9f || s > 5.1f"))
+    kt = load_kernel(racy, make_run("k", 1, block=2))
+    text = "\n".join(ln.text for ln in kt.rows[1])
+    for w in (0, 3, 4, 7):
+        assert f"mov r2, {w}" in text
+    assert gdrcheck.check_kernel(racy, "k", 1, "ptx75", block=2).verdict == "Allowed"
+    # __syncthreads orders both stores before the reads (PTX ISA §9.7.13.1, bar.sync), so
+    # s is 25 / 5 = 5 exactly and the sum 7
+    synced = _write(tmp_path, TABLE.replace("SYNC", "__syncthreads();")
+                    .replace("COND", "s == 5.0f"), "s.cu")
+    assert gdrcheck.check_kernel(synced, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+    # 9/5 is 1.8f = 0x3FE66666 (1.8 * 2^23 = 15099494.4 rounds down): s is never 1.8 as a
+    # decimal, and s == 1.8f holds only when x[0] is seen without x[1]; barred by the barrier
+    near = _write(tmp_path, TABLE.replace("SYNC", "__syncthreads();")
+                  .replace("COND", "s != 1.8f"), "n.cu")
+    assert gdrcheck.check_kernel(near, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+    seen = _write(tmp_path, TABLE.replace("SYNC", "").replace("COND", "s != 1.8f"), "m.cu")
+    assert gdrcheck.check_kernel(seen, "k", 1, "ptx75", block=2).verdict == "Allowed"
+
+
+def test_the_values_of_a_location_are_a_fixpoint_over_its_writes(tmp_path: Path) -> None:
+    # y's write stores x + 1 for each value x may hold (0, 3): y holds 0, 1 or 4; thread 0
+    # reads 4 when thread 1 saw its x (nothing orders the two threads)
+    src = _write(tmp_path, """\
+#include <assert.h>
+__global__ void k(float *x, float *y) {
+  if (threadIdx.x == 0) { x[0] = 3.0f; float v = y[0]; assert(COND); }
+  else y[0] = x[0] + 1.0f;
+}
+""".replace("COND", "v != 4.0f"))
+    assert gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2).verdict == "Allowed"
+    never = _write(tmp_path, src.read_text().replace("v != 4.0f", "v != 2.0f && v < 4.5f"),
+                   "n.cu")
+    assert gdrcheck.check_kernel(never, "k", 1, "ptx75", block=2).verdict == "Forbidden"
