@@ -194,6 +194,7 @@ class ThreadExtractor:
         self.end = "LEND"  # the label the top frame's ret jumps to
         self.stream_host: str | None = None  # the host function run in stream order, if any
         self.state = PathState([], {})  # the path being interpreted (walk sets it)
+        self.float_seq = 0  # this thread's float accesses so far, in the walk's order
 
     # ---- registers, labels, lines
 
@@ -839,8 +840,16 @@ class ThreadExtractor:
 
     def float_read(self, reg: str, where: str) -> FSym:
         """A float read of the location ``where``: the identity table over the values its
-        writes may store (0, the initial value, included; the fixpoint of ``extract``)."""
-        known = sorted({0} | set(self.ex.float_known.get(where, ())))
+        writes may store (0, the initial value, included; the fixpoint of ``extract``), less
+        those of this thread's own later writes: a read never observes a write its own thread
+        makes later (ASPLOS'19 Axiom 6 Causality, specs/ptx-axioms.cat). "Later" is the walk's
+        order of this thread's float accesses; the walk visits a path's accesses in program
+        order, and the accesses of another path of a branch are exclusive of it, so counting
+        them is conservative."""
+        self.float_seq += 1
+        me = self.float_who()
+        known = sorted({0} | {v for who, n, v in self.ex.float_known.get(where, ())
+                              if who != me or n < self.float_seq})
         return FSym((reg,), tuple(((n,), Fraction(n)) for n in known))
 
     def comm_field(self, p: Ptr, ins: Instr) -> int:
@@ -890,6 +899,15 @@ class ThreadExtractor:
                   "volatile store" if ins.volatile else "store")
 
 
+    def float_who(self) -> tuple[str, int]:
+        return (self.host or "kernel", self.code.index)
+
+    def record_float(self, where: str, values: set[int]) -> None:
+        self.float_seq += 1
+        who = self.float_who()
+        self.ex.float_stored.setdefault(where, set()).update(
+            (who, self.float_seq, v) for v in values)
+
     def float_litmus(self, v: Value, where: str, pos: SrcPos | None) -> Scalar:
         """The litmus value of a float stored: an integer float of magnitude at most 2^24
         is its integer (so the models' integer sums are the float sums while they stay
@@ -902,13 +920,13 @@ class ThreadExtractor:
 
         if isinstance(v, FSym):
             values = {exact(q) for _, q in v.rows}
-            self.ex.float_stored.setdefault(where, set()).update(values)
+            self.record_float(where, values)
             reg = _identity(v)
             return Sym(reg) if reg is not None else self.materialise_rows(v, exact, pos)
         if not isinstance(v, Flt):
             raise self.ex.error(pos, "a float store of something that is not a float")
         n = exact(v.value)
-        self.ex.float_stored.setdefault(where, set()).add(n)
+        self.record_float(where, {n})
         return n
 
 
@@ -927,7 +945,7 @@ class CallLowering(Protocol):
 class Extractor:
     def __init__(self, module: ir.Module, config: Config, path: str, source: str,
                  calls: Callable[[Extractor], CallLowering],
-                 float_known: dict[str, frozenset[int]] | None = None) -> None:
+                 float_known: dict[str, frozenset[FloatWrite]] | None = None) -> None:
         self.module = module
         self.config = config
         self.path = path
@@ -935,7 +953,7 @@ class Extractor:
         self.elems: dict[str, int] = {}
         self.float_kind: dict[str, bool] = {}  # buffer -> accessed as float data
         self.float_known = float_known or {}  # float location -> the values it may hold
-        self.float_stored: dict[str, set[int]] = {}  # float location -> the values stored
+        self.float_stored: dict[str, set[FloatWrite]] = {}  # float location -> writes
         self.indices: dict[str, set[int]] = {}
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
@@ -1069,7 +1087,7 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
                               "(give one, or one per rank)")
     # the values of each float location: those its writes may store, a fixpoint (a read's
     # table covers the values known so far; a round that stores new ones runs again)
-    known: dict[str, frozenset[int]] = {}
+    known: dict[str, frozenset[FloatWrite]] = {}
     for _ in range(MAX_FLOAT_ROUNDS):
         ex = Extractor(module, config, path, source, calls, known)
         result = ex.extract()
@@ -1085,6 +1103,9 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
 # Helpers
 # --------------------------------------------------------------------------
 
+# a float write: (the thread, host or kernel, and its index), its place among the thread's
+# float accesses, a value it may store
+FloatWrite = tuple[tuple[str, int], int, int]
 MAX_FLOAT_ROWS = 4096
 MAX_FLOAT_ROUNDS = 16
 FLOAT_EXACT = 1 << 24  # every integer up to 2^24 is a binary32 value (p = 24)

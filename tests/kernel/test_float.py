@@ -197,3 +197,41 @@ __global__ void k(float *x, float *y) {
     never = _write(tmp_path, src.read_text().replace("v != 4.0f", "v != 2.0f && v < 4.5f"),
                    "n.cu")
     assert gdrcheck.check_kernel(never, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+
+
+REDUCTION = """\
+#include <assert.h>
+// the first half of NCCL's blockRMSNorm (07_kernel_fusion/include/rmsnorm_utils.cuh:87-100)
+__global__ void k(float *token_data, int hidden_dim) {
+  extern __shared__ float reduction_buffer[];
+  float thread_sum = 0.0f;
+  for (int i = threadIdx.x; i < hidden_dim; i += blockDim.x) {
+    float val = token_data[i];
+    thread_sum += val * val;
+  }
+  reduction_buffer[threadIdx.x] = thread_sum;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s >= 1; s /= 2) {
+    if (threadIdx.x < s) {
+      reduction_buffer[threadIdx.x] += reduction_buffer[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) assert(reduction_buffer[0] / hidden_dim != 12.5f);
+}
+__device__ void init(float *token_data, int hidden_dim) {
+  token_data[0] = 3.0f;
+  token_data[1] = 4.0f;
+}
+"""
+
+
+def test_a_reduction_in_place_reads_no_later_write_of_its_own_thread(tmp_path: Path) -> None:
+    # reduction_buffer[0] += reduction_buffer[1] reads the location it then writes: without
+    # Causality (ASPLOS'19 Axiom 6: a read never observes its own thread's later write) its
+    # values would grow each round of the fixpoint; with it the sum is 9 + 16 = 25 and the
+    # mean 25 / 2 = 12.5 exactly (an integer over a power of two, a binary32 value)
+    src = _write(tmp_path, REDUCTION)
+    kt = load_kernel(src, make_run("k", 1, block=2, args=("hidden_dim=2",), init="init"))
+    text = "\n".join(ln.text for ln in kt.rows[0])
+    assert "mov r4, 25" in text and "mov r4, 41" not in text
