@@ -15,18 +15,31 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Protocol
 
 from gdrcheck.errors import InputError, Pos
-from gdrcheck.kernel import ir
-from gdrcheck.kernel.ir import BlockRef, Const, FuncRef, GlobalRef, Instr, Ref, SharedRef, SrcPos
+from gdrcheck.kernel import binary32, ir
+from gdrcheck.kernel.ir import (
+    BlockRef,
+    Const,
+    FConst,
+    FuncRef,
+    GlobalRef,
+    Instr,
+    Ref,
+    SharedRef,
+    SrcPos,
+)
 from gdrcheck.kernel.nccl import DEV_COMM_TYPE, dev_comm_field, lsa_team
 from gdrcheck.kernel.values import (
     BoolOp,
     Cmp,
     Cond,
     CondInt,
+    Flt,
+    FSym,
     Not,
     Opaque,
     Ptr,
@@ -182,6 +195,7 @@ class ThreadExtractor:
         self.end = "LEND"  # the label the top frame's ret jumps to
         self.stream_host: str | None = None  # the host function run in stream order, if any
         self.state = PathState([], {})  # the path being interpreted (walk sets it)
+        self.float_seq = 0  # this thread's float accesses so far, in the walk's order
 
     # ---- registers, labels, lines
 
@@ -213,11 +227,17 @@ class ThreadExtractor:
                                 "instructions (too many branches on values read)")
         self.code.lines.append(Line(text, pos, what))
 
-    def loc(self, p: Ptr, size: int, pos: SrcPos | None, rank: int | None = None) -> str:
-        """The placeholder of the location ``p`` points to (``size``-byte access); with
-        ``rank``, the remote operand of a one-sided call on that rank (named ``x@rank``
-        even on the thread's own rank: a put to oneself is meant, not a missing ``@rank``,
-        lint L001)."""
+    def loc(self, p: Ptr, size: int, pos: SrcPos | None, rank: int | None = None,
+            is_float: bool = False) -> str:
+        """The placeholder of the location ``p`` points to (``size``-byte access; a ``float``
+        load or store when ``is_float``); with ``rank``, the remote operand of a one-sided
+        call on that rank (named ``x@rank`` even on the thread's own rank: a put to oneself
+        is meant, not a missing ``@rank``, lint L001)."""
+        kind = self.ex.float_kind.setdefault(p.base, is_float)
+        if kind != is_float:
+            raise self.ex.error(pos, f"{p.base} is accessed both as float and as integer "
+                                "data (a float location holds the float's value, not its "
+                                "encoding)")
         elem = self.ex.elem_size(p.base, size, pos)
         if p.offset < 0 or p.offset % elem:
             raise self.ex.error(pos, f"an access at byte {p.offset} of {p.base}, whose "
@@ -240,6 +260,11 @@ class ThreadExtractor:
     def value(self, fr: Frame, op: ir.Operand, ins: Instr) -> Value:
         if isinstance(op, Const):
             return _wrap(op.value, op.bits)
+        if isinstance(op, FConst):
+            try:
+                return Flt(binary32.from_double(op.value))
+            except binary32.Binary32Error as e:
+                raise self.ex.error(ins.pos, str(e)) from None
         if isinstance(op, Ref):
             if op.name not in fr.env:
                 raise self.ex.error(ins.pos, f"a value the extraction did not compute: "
@@ -287,6 +312,8 @@ class ThreadExtractor:
             raise self.ex.error(pos, f"{what} uses {v.why}, which cannot be extracted")
         if isinstance(v, Ptr):
             raise self.ex.error(pos, f"{what} uses a pointer as an integer")
+        if isinstance(v, (Flt, FSym)):
+            raise self.ex.error(pos, f"{what} uses a float as an integer")
         cond = v.c if isinstance(v, CondInt) else v
         assert is_cond(cond)
         return self.materialise(cond, pos)  # type: ignore[arg-type]
@@ -332,6 +359,8 @@ class ThreadExtractor:
             return v  # type: ignore[return-value]
         if isinstance(v, Ptr):
             return True
+        if isinstance(v, (Flt, FSym)):
+            raise self.ex.error(pos, f"{what} on a float (compare it instead)")
         assert isinstance(v, Opaque)
         raise self.ex.error(pos, f"{what} depends on {v.why}, which cannot be extracted")
 
@@ -503,6 +532,8 @@ class ThreadExtractor:
                     return v
                 raise self.ex.error(pos, "a sign-extended condition is not supported")
             return v  # registers hold unbounded integers (docs/kernels.md)
+        if op in _FLOAT_BINARY or op in _FLOAT_OTHER:
+            return self.float_op(fr, ins)
         if op == "icmp":
             a = self.value(fr, ins.operands[0], ins)
             b = self.value(fr, ins.operands[1], ins)
@@ -602,6 +633,138 @@ class ThreadExtractor:
         self.emit(f"{litmus} {dst}, {_text(sa)}, {_text(sb)}", pos)
         return Sym(dst)
 
+    def float_op(self, fr: Frame, ins: Instr) -> Value:
+        """``float`` arithmetic, conversions and comparisons (docs/kernels.md, "Why the
+        floats are not approximated"): exact binary32 on concrete values; a comparison of a
+        value read (an integer float, see ``store``) with a constant or another value read."""
+        op = ins.opcode
+        pos = ins.pos
+        vals = [self.value(fr, o, ins) for o in ins.operands]
+        if op in ("fadd", "fsub", "fmul", "fdiv", "fneg") or op == "fcmp":
+            if any(ty != "float" for ty in _float_types(ins)):
+                raise self.ex.error(pos, f"{op} on a type other than float (double and half "
+                                    "are not supported)")
+        if op in _FLOAT_BINARY:
+            fn = {"fadd": binary32.add, "fsub": binary32.sub, "fmul": binary32.mul,
+                  "fdiv": binary32.div}[op]
+            return self.ftable(vals[0], vals[1], fn, pos, f"the float operation {op}")
+        if op == "fneg":
+            return self.ftable(vals[0], Flt(Fraction(0)), lambda x, _: -x, pos, "fneg")
+        if op in ("sitofp", "uitofp"):
+            (a,) = vals
+            if ins.type != "float":
+                raise self.ex.error(pos, f"a conversion to {ins.type} (float only)")
+            if isinstance(a, int):
+                src = ir.type_bits(_operand_type(ins))
+                n = _signed(a, src) if op == "sitofp" else a
+                return Flt(binary32.round32(Fraction(n)))
+            raise self.ex.error(pos, "a conversion to float of a value read from memory is "
+                                "not supported yet")
+        if op in ("fptosi", "fptoui"):
+            (a,) = vals
+            def to_int(q: Fraction) -> int:
+                n = q.numerator // q.denominator if q >= 0 else -((-q.numerator) // q.denominator)
+                if op == "fptoui" and n < 0 or abs(n) >= 1 << ins.bits:
+                    raise self.ex.error(pos, f"the conversion of {float(q)!r} to {ins.type} "
+                                        "is out of range (poison in LLVM)")
+                return n
+
+            if isinstance(a, Flt):
+                return _wrap(to_int(a.value), ins.bits)
+            if isinstance(a, FSym):
+                return self.materialise_rows(a, to_int, pos)
+            raise self.ex.error(pos, f"{op} of something that is not a float")
+        assert op == "fcmp"
+        return self.fcompare(ins, vals[0], vals[1])
+
+    def fcompare(self, ins: Instr, a: Value, b: Value) -> Value:
+        """``fcmp``: the ordered and unordered predicates agree, no NaN being representable
+        (binary32.py refuses them). A register read from a float location holds an integer
+        float (``store``), so against a constant ``c`` that is not an integer, ``x < c`` is
+        ``x <= floor(c)`` and ``x == c`` is false."""
+        pos = ins.pos
+        m = re.search(r"= fcmp (?:[a-z]+ )*?([ou]?(?:eq|ne|lt|le|gt|ge)|true|false) ", ins.text)
+        if m is None:
+            raise self.ex.error(pos, f"an fcmp predicate not supported ({ins.text[:60]})")
+        pred = m.group(1)
+        if pred in ("true", "false"):
+            return int(pred == "true")
+        rel = pred[-2:]
+        if isinstance(a, Flt) and isinstance(b, Flt):
+            return int(_holds(rel, a.value, b.value))  # type: ignore[arg-type]
+        if isinstance(a, Flt) and isinstance(b, FSym):
+            a, b = b, a
+            rel = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(rel, rel)
+        ia, ib = _identity(a), _identity(b)
+        if ia is not None and ib is not None:
+            return Cmp(rel, Sym(ia), Sym(ib))
+        if ia is not None and isinstance(b, Flt):
+            a = Sym(ia)
+            c = b.value
+            if c.denominator == 1:
+                return Cmp(rel, a, int(c))
+            lo = c.numerator // c.denominator  # floor(c) < c < floor(c) + 1
+            if rel in ("eq", "ne"):
+                return int(rel == "ne")
+            if rel in ("lt", "le"):
+                return Cmp("le", a, lo)
+            return Cmp("ge", a, lo + 1)
+        t = self.ftable(a, b, lambda x, y: Fraction(int(_holds(rel, x, y))),  # type: ignore[arg-type]
+                        pos, "a float comparison")
+        if isinstance(t, Flt):
+            return int(t.value)
+        return _rows_cond(t, lambda q: q != 0)
+
+    def ftable(self, a: Value, b: Value, fn: Callable[[Fraction, Fraction], Fraction],
+               pos: SrcPos | None, what: str) -> Flt | FSym:
+        """``fn`` over every combination of the values ``a`` and ``b`` may hold: a constant
+        when it is one, else the table of the registers' values (docs/kernels.md)."""
+        ta, tb = _as_table(a), _as_table(b)
+        if ta is None or tb is None:
+            raise self.ex.error(pos, f"{what} of something that is not a float")
+        regs = ta.regs + tuple(r for r in tb.regs if r not in ta.regs)
+        rows: dict[tuple[int, ...], Fraction] = {}
+        for ka, va in ta.rows:
+            bound = dict(zip(ta.regs, ka, strict=True))
+            for kb, vb in tb.rows:
+                if any(bound.get(r, c) != c for r, c in zip(tb.regs, kb, strict=True)):
+                    continue
+                key = dict(bound)
+                key.update(zip(tb.regs, kb, strict=True))
+                try:
+                    rows[tuple(key[r] for r in regs)] = fn(va, vb)
+                except binary32.Binary32Error as e:
+                    when = ", ".join(f"{r}={key[r]}" for r in regs)
+                    raise self.ex.error(pos, f"{what}: {e}" + (
+                        f" (when the values read are {when})" if when else "")) from None
+                if len(rows) > MAX_FLOAT_ROWS:
+                    raise self.ex.error(pos, f"{what} has more than {MAX_FLOAT_ROWS} "
+                                        "combinations of the values read")
+        values = set(rows.values())
+        if len(values) == 1:
+            return Flt(values.pop())
+        return FSym(regs, tuple(sorted(rows.items())))
+
+    def materialise_rows(self, t: FSym, conv: Callable[[Fraction], int],
+                         pos: SrcPos | None) -> Sym:
+        """A register holding ``conv`` of the table's value (a branch per distinct result)."""
+        results = sorted({conv(v) for _, v in t.rows})
+        dst = self.fresh_reg("float")
+        done = self.label()
+        targets = [self.label() for _ in results]
+        for w, target in zip(results, targets, strict=True):
+            c = _rows_cond(t, lambda q, w=w: conv(q) == w)  # type: ignore[misc]
+            if isinstance(c, int):
+                continue
+            self.jump_if(c, target, pos)
+        self.emit(f"goto {done}", pos)
+        for w, target in zip(results, targets, strict=True):
+            self.emit(f"{target}:", pos)
+            self.emit(f"mov {dst}, {w}", pos)
+            self.emit(f"goto {done}", pos)
+        self.emit(f"{done}:", pos)
+        return Sym(dst)
+
     def compare(self, ins: Instr, a: Value, b: Value) -> Value:
         pred = ins.predicate
         pos = ins.pos
@@ -663,19 +826,36 @@ class ThreadExtractor:
         if ins.type == "ptr":
             raise self.ex.error(ins.pos, "a pointer read from memory (data-dependent "
                                 "addresses are not supported)")
-        bits = ins.bits
+        is_float = ins.type == "float"
+        bits = 32 if is_float else ins.bits
         if bits == 0 or bits % 8:
-            raise self.ex.error(ins.pos, f"a load of {ins.type} (integers only)")
+            raise self.ex.error(ins.pos, f"a load of {ins.type} (integers and float only)")
         if self.host == "check":  # the location's final value
-            return Sym(self.loc(p, bits // 8, ins.pos))
+            final = self.loc(p, bits // 8, ins.pos, is_float=is_float)
+            return self.float_read(final, final) if is_float else Sym(final)
         if self.host == "init":
             raise self.ex.error(ins.pos, f"the host init function {self.host_name()} reads "
                                 "memory (it may only store constants)")
         dst = self.reg(fr.depth, ins.name)
         sem = "volatile" if ins.volatile else "weak"
-        self.emit(f"ld.{sem} {dst}, {self.loc(p, bits // 8, ins.pos)}", ins.pos,
+        where = self.loc(p, bits // 8, ins.pos, is_float=is_float)
+        self.emit(f"ld.{sem} {dst}, {where}", ins.pos,
                   "volatile load" if ins.volatile else "load")
-        return Sym(dst)
+        return self.float_read(dst, where) if is_float else Sym(dst)
+
+    def float_read(self, reg: str, where: str) -> FSym:
+        """A float read of the location ``where``: the identity table over the values its
+        writes may store (0, the initial value, included; the fixpoint of ``extract``), less
+        those of this thread's own later writes: a read never observes a write its own thread
+        makes later (ASPLOS'19 Axiom 6 Causality, specs/ptx-axioms.cat). "Later" is the walk's
+        order of this thread's float accesses; the walk visits a path's accesses in program
+        order, and the accesses of another path of a branch are exclusive of it, so counting
+        them is conservative."""
+        self.float_seq += 1
+        me = self.float_who()
+        known = sorted({0} | {v for who, n, v in self.ex.float_known.get(where, ())
+                              if who != me or n < self.float_seq})
+        return FSym((reg,), tuple(((n,), Fraction(n)) for n in known))
 
     def comm_field(self, p: Ptr, ins: Instr) -> int:
         """A field of the NCCL communicator, from the configuration (gdrcheck/kernel/nccl.py)."""
@@ -703,19 +883,56 @@ class ThreadExtractor:
         if ins.atomic:
             raise self.ex.error(ins.pos, "an IR atomic store: its scope is lost in the IR; "
                                 "use cuda::atomic_ref or inline PTX")
-        bits = ir.type_bits(_operand_type(ins))
+        is_float = _operand_type(ins) == "float"
+        bits = 32 if is_float else ir.type_bits(_operand_type(ins))
         if bits == 0 or bits % 8 or isinstance(v, Ptr):
-            raise self.ex.error(ins.pos, "a store of something other than an integer")
-        s = _litmus_int(self.scalar(v, ins.pos, "a store"), bits)
+            raise self.ex.error(ins.pos, "a store of something other than an integer or a "
+                                "float")
+        where = self.loc(p, bits // 8, ins.pos, is_float=is_float)
+        s: Scalar
+        if is_float:
+            s = self.float_litmus(v, where, ins.pos)
+        else:
+            s = _litmus_int(self.scalar(v, ins.pos, "a store"), bits)
         if self.host == "init" and isinstance(s, int):
-            placeholder = self.loc(p, bits // 8, ins.pos)
-            m = _LOC_RE.fullmatch(placeholder)
+            m = _LOC_RE.fullmatch(where)
             assert m is not None
             self.ex.init_values[(m.group(1), int(m.group(2)), int(m.group(3)))] = s
             return
         sem = "volatile" if ins.volatile else "weak"
-        self.emit(f"st.{sem} {self.loc(p, bits // 8, ins.pos)}, {_text(s)}", ins.pos,
+        self.emit(f"st.{sem} {where}, {_text(s)}", ins.pos,
                   "volatile store" if ins.volatile else "store")
+
+
+    def float_who(self) -> tuple[str, int]:
+        return (self.host or "kernel", self.code.index)
+
+    def record_float(self, where: str, values: set[int]) -> None:
+        self.float_seq += 1
+        who = self.float_who()
+        self.ex.float_stored.setdefault(where, set()).update(
+            (who, self.float_seq, v) for v in values)
+
+    def float_litmus(self, v: Value, where: str, pos: SrcPos | None) -> Scalar:
+        """The litmus value of a float stored: an integer float of magnitude at most 2^24
+        is its integer (so the models' integer sums are the float sums while they stay
+        exact); a register read from a float location is already one."""
+        def exact(q: Fraction) -> int:
+            if q.denominator != 1 or abs(q) > FLOAT_EXACT:
+                raise self.ex.error(pos, f"a float store of {float(q)!r}: only integer floats "
+                                    "of magnitude at most 2^24 are stored (docs/kernels.md)")
+            return int(q)
+
+        if isinstance(v, FSym):
+            values = {exact(q) for _, q in v.rows}
+            self.record_float(where, values)
+            reg = _identity(v)
+            return Sym(reg) if reg is not None else self.materialise_rows(v, exact, pos)
+        if not isinstance(v, Flt):
+            raise self.ex.error(pos, "a float store of something that is not a float")
+        n = exact(v.value)
+        self.record_float(where, {n})
+        return n
 
 
 # --------------------------------------------------------------------------
@@ -732,12 +949,16 @@ class CallLowering(Protocol):
 
 class Extractor:
     def __init__(self, module: ir.Module, config: Config, path: str, source: str,
-                 calls: Callable[[Extractor], CallLowering]) -> None:
+                 calls: Callable[[Extractor], CallLowering],
+                 float_known: dict[str, frozenset[FloatWrite]] | None = None) -> None:
         self.module = module
         self.config = config
         self.path = path
         self.source = source
         self.elems: dict[str, int] = {}
+        self.float_kind: dict[str, bool] = {}  # buffer -> accessed as float data
+        self.float_known = float_known or {}  # float location -> the values it may hold
+        self.float_stored: dict[str, set[FloatWrite]] = {}  # float location -> writes
         self.indices: dict[str, set[int]] = {}
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
@@ -869,13 +1090,32 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
         if len(values) not in (1, config.ranks):
             raise KernelError(f"--arg {key}: {len(values)} values for {config.ranks} ranks "
                               "(give one, or one per rank)")
-    return Extractor(module, config, path, source, calls).extract()
+    # the values of each float location: those its writes may store, a fixpoint (a read's
+    # table covers the values known so far; a round that stores new ones runs again)
+    known: dict[str, frozenset[FloatWrite]] = {}
+    for _ in range(MAX_FLOAT_ROUNDS):
+        ex = Extractor(module, config, path, source, calls, known)
+        result = ex.extract()
+        grown = {b: frozenset(known.get(b, frozenset()) | v) for b, v in ex.float_stored.items()}
+        if all(grown[b] == known.get(b) for b in grown):
+            return result
+        known.update(grown)
+    raise KernelError(f"the float values stored do not settle after {MAX_FLOAT_ROUNDS} rounds "
+                      "(a value read feeds a store of a new value each time)", path)
 
 
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
 
+# a float write: (the thread, host or kernel, and its index), its place among the thread's
+# float accesses, a value it may store
+FloatWrite = tuple[tuple[str, int], int, int]
+MAX_FLOAT_ROWS = 4096
+MAX_FLOAT_ROUNDS = 16
+FLOAT_EXACT = 1 << 24  # every integer up to 2^24 is a binary32 value (p = 24)
+_FLOAT_BINARY = frozenset({"fadd", "fsub", "fmul", "fdiv"})
+_FLOAT_OTHER = frozenset({"fneg", "fcmp", "sitofp", "uitofp", "fptosi", "fptoui"})
 _BINARY = frozenset({"add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "and", "or", "xor",
                      "shl", "lshr", "ashr"})
 
@@ -921,12 +1161,58 @@ def _concrete(op: str, a: int, b: int, bits: int, pos: SrcPos | None, ex: Extrac
     return _wrap(out, bits)
 
 
+def _as_table(v: Value) -> FSym | None:
+    if isinstance(v, Flt):
+        return FSym((), (((), v.value),))
+    return v if isinstance(v, FSym) else None
+
+
+def _identity(v: Value) -> str | None:
+    """The register of a table that is the register's own value (a float read)."""
+    if isinstance(v, FSym) and len(v.regs) == 1 and all(k[0] == q for k, q in v.rows):
+        return v.regs[0]
+    return None
+
+
+def _rows_cond(t: FSym, keep: Callable[[Fraction], bool]) -> Cond | int:
+    """The condition over the registers under which the table's value satisfies ``keep``:
+    the rows that do (or the negation of those that do not, when fewer)."""
+    yes = [k for k, q in t.rows if keep(q)]
+    no = [k for k, q in t.rows if not keep(q)]
+    if not no:
+        return 1
+    if not yes:
+        return 0
+
+    def row(k: tuple[int, ...]) -> Cond:
+        cs: list[Cond] = [Cmp("eq", Sym(r), c) for r, c in zip(t.regs, k, strict=True)]
+        out = cs[0]
+        for c in cs[1:]:
+            out = BoolOp("and", out, c)
+        return out
+
+    def any_of(keys: list[tuple[int, ...]]) -> Cond:
+        out = row(keys[0])
+        for k in keys[1:]:
+            out = BoolOp("or", out, row(k))
+        return out
+
+    return any_of(yes) if len(yes) <= len(no) else negate(any_of(no))
+
+
+def _float_types(ins: Instr) -> list[str]:
+    """The operand type of an ``fadd``/``fcmp``/... (its text: ``= fadd float %a, %b``)."""
+    m = re.search(r"= (?:fadd|fsub|fmul|fdiv|fneg|fcmp)(?: [a-z]+)* (float|double|half|bfloat|"
+                  r"<[^>]+>|fp128|x86_fp80) ", ins.text)
+    return [m.group(1) if m else ins.text[:40]]
+
+
 def _operand_type(ins: Instr) -> str:
     """The type of the first operand (from the instruction text)."""
-    m = re.search(r"= (?:icmp \w+|zext|sext|trunc) (i\d+|ptr)", ins.text)
+    m = re.search(r"= (?:icmp \w+|zext|sext|trunc|sitofp|uitofp) (i\d+|ptr)", ins.text)
     if m:
         return m.group(1)
-    m = re.match(r"store (?:volatile )?(i\d+|ptr)", ins.text)
+    m = re.match(r"store (?:volatile )?(i\d+|ptr|float|double|half)", ins.text)
     return m.group(1) if m else ""
 
 
@@ -937,6 +1223,8 @@ def _index_type(ins: Instr, k: int) -> str:
 
 def _gep_sizes(ty: str) -> list[int] | None:
     """The byte size of each GEP index's step: ``i32`` -> [4]; ``[8 x i32]`` -> [32, 4]."""
+    if ty == "float":
+        return [4]
     m = re.fullmatch(r"i(\d+)", ty)
     if m:
         return [int(m.group(1)) // 8]

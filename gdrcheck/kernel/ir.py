@@ -9,6 +9,7 @@ instruction's printed text differ from the module's).
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,14 @@ class SrcPos:
 class Const:
     value: int  # signed
     bits: int
+
+
+@dataclass(frozen=True)
+class FConst:
+    """A ``float`` constant: its exact value (the IR prints it as a binary64, decimal when
+    that is exact, else hex)."""
+
+    value: float
 
 
 @dataclass(frozen=True)
@@ -88,7 +97,8 @@ class Unsupported:
     text: str
 
 
-Operand = Const | Ref | GlobalRef | SharedRef | FuncRef | BlockRef | Asm | Undef | Unsupported
+Operand = (Const | FConst | Ref | GlobalRef | SharedRef | FuncRef | BlockRef | Asm | Undef
+           | Unsupported)
 
 
 @dataclass(frozen=True)
@@ -276,6 +286,10 @@ def _operand(op: object, ins_text: str) -> Operand:
         return Ref(op.name)
     if kind == "constant_int":
         return Const(op.get_constant_value(signed_int=True), type_bits(str(op.type)))
+    if kind == "constant_fp":
+        fc = _float_const(str(op).strip())
+        if fc is not None:
+            return fc
     if kind == "function":
         return FuncRef(op.name)
     if kind == "basic_block":
@@ -297,6 +311,18 @@ def _operand(op: object, ins_text: str) -> Operand:
             return Unsupported("inline asm")
         return Asm(_c_string(m.group(1)), _c_string(m.group(2)))
     return Unsupported(str(op).strip()[:80])
+
+
+def _float_const(text: str) -> FConst | None:
+    """``float 2.500000e-01`` or ``float 0x3FB99999A0000000`` (LLVM LangRef, "Simple
+    Constants": a hex floating-point constant is the binary64 encoding of the value)."""
+    m = re.fullmatch(r"float (0x[0-9A-Fa-f]{16}|[-+]?\d+\.\d+e[-+]\d+)", text)
+    if m is None:
+        return None
+    lit = m.group(1)
+    if lit.startswith("0x"):
+        return FConst(struct.unpack("<d", int(lit, 16).to_bytes(8, "little"))[0])
+    return FConst(float(lit))
 
 
 def _instr(ins: object, pos: SrcPos | None) -> Instr:

@@ -8,6 +8,7 @@ pointer into a kernel parameter's buffer on some rank, a register of the litmus 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 
@@ -28,6 +29,15 @@ class Sym:
 
 
 Scalar = int | Sym
+
+
+@dataclass(frozen=True)
+class Flt:
+    """A concrete binary32 value, exact (gdrcheck/kernel/binary32.py). A register that was
+    read from a ``float`` location stands for the float whose value is the litmus integer
+    (only integer floats below 2^24 are ever stored, docs/kernels.md)."""
+
+    value: Fraction
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,18 @@ class Opaque:
     why: str
 
 
-Value = int | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque
+@dataclass(frozen=True)
+class FSym:
+    """A float computed from values read: a table from the registers' values (each row one
+    combination that may occur) to the exact binary32 result. A register read from a float
+    location holds the float's integer value, so a load is the identity table over the values
+    the location's writes may store (docs/kernels.md)."""
+
+    regs: tuple[str, ...]
+    rows: tuple[tuple[tuple[int, ...], Fraction], ...]
+
+
+Value = int | Flt | FSym | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque
 
 NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 

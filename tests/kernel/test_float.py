@@ -1,0 +1,237 @@
+"""``float`` data in the kernel front end (docs/kernels.md, "Why the floats are not
+approximated"): exact binary32 arithmetic (gdrcheck/kernel/binary32.py) on concrete values,
+float loads and stores of integer floats, comparisons of values read, and the refusals.
+
+The expected encodings are IEEE 754-2019's binary32 (§3.4: sign, 8-bit biased exponent, 23-bit
+trailing significand) under roundTiesToEven (§4.3.1, the default, §4.3.3); each is worked out
+in its comment, and numpy's float32 (the host CPU's IEEE arithmetic, an implementation
+independent of binary32.py) is the oracle of the randomised check."""
+
+from __future__ import annotations
+
+import random
+import struct
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import gdrcheck
+from gdrcheck.kernel import KernelError, binary32, load_kernel, make_run
+
+F = Fraction
+TWO = F(2)
+
+
+def test_rounding_to_nearest_even() -> None:
+    # 0.1 = 1.6 * 2^-4; 1.6 * 2^23 = 13421772.8 rounds to 13421773 = 0x4CCCCD: the encoding
+    # is 0 01111011 10011001100110011001101 = 0x3DCCCCCD
+    assert binary32.to_bits(binary32.round32(F(1, 10))) == 0x3DCCCCCD
+    # 1/3 = 1.333.. * 2^-2; 1.333.. * 2^23 = 11184810.67 rounds up to 0xAAAAAB: 0x3EAAAAAB
+    assert binary32.to_bits(binary32.div(F(1), F(3))) == 0x3EAAAAAB
+    # 2^24 + 1 lies halfway between 2^24 and 2^24 + 2: the tie goes to the even significand
+    assert binary32.round32(F(2 ** 24 + 1)) == 2 ** 24
+    assert binary32.round32(F(2 ** 24 + 3)) == 2 ** 24 + 4
+    assert binary32.add(F(2 ** 24), F(1)) == 2 ** 24
+    # 1 + 2^-24 is halfway between 1 and 1 + 2^-23: ties to 1 (even)
+    assert binary32.add(F(1), TWO ** -24) == 1
+    assert binary32.add(F(1), 3 * TWO ** -24) == 1 + TWO ** -22
+    # subnormals (§3.4 d): the quantum is 2^-149; 2^-150 ties to 0, 3 * 2^-150 to 2^-148
+    assert binary32.to_bits(TWO ** -149) == 0x00000001
+    assert binary32.round32(TWO ** -150) == 0
+    assert binary32.round32(3 * TWO ** -150) == TWO ** -148
+    assert binary32.round32(-F(1, 10)) == -binary32.round32(F(1, 10))
+    # the largest finite value is (2 - 2^-23) * 2^127 = 0x7F7FFFFF; beyond it, overflow
+    assert binary32.to_bits(binary32.MAX_FINITE) == 0x7F7FFFFF
+    with pytest.raises(binary32.Binary32Error):
+        binary32.mul(binary32.MAX_FINITE, F(2))
+    with pytest.raises(binary32.Binary32Error):
+        binary32.div(F(1), F(0))
+    with pytest.raises(binary32.Binary32Error):
+        binary32.from_double(0.1)  # the binary64 0.1 is not a binary32 value
+
+
+def test_operations_agree_with_the_hosts_ieee_float32() -> None:
+    np = pytest.importorskip("numpy")
+    rng = random.Random(26)
+    ops = {"add": (binary32.add, np.add), "sub": (binary32.sub, np.subtract),
+           "mul": (binary32.mul, np.multiply), "div": (binary32.div, np.divide)}
+    for _ in range(2000):
+        bits = [rng.getrandbits(32) & 0xBFFFFFFF for _ in range(2)]  # |x| < 2: no overflow
+        xs = [binary32.from_bits(b) for b in bits]
+        for name, (ours, theirs) in ops.items():
+            if name == "div" and xs[1] == 0:
+                continue
+            want = theirs(np.float32(float(xs[0])), np.float32(float(xs[1])))
+            (want_bits,) = struct.unpack("<I", struct.pack("<f", float(want)))
+            if np.isinf(want):
+                continue
+            # values, not encodings: a Fraction has one zero (the sign of a zero result is
+            # not kept; a division by either zero is refused)
+            assert ours(xs[0], xs[1]) == binary32.from_bits(want_bits), (name, bits)
+
+
+def _write(tmp_path: Path, text: str, name: str = "k.cu") -> Path:
+    src = tmp_path / name
+    src.write_text(text)
+    return src
+
+
+CONST = """\
+#include <assert.h>
+__global__ void k(float *out, int *n) {
+  float x = 3.0f * 0.5f + 0.5f;
+  if (threadIdx.x == 0) {
+    out[0] = x;
+  } else {
+    float v = out[0];
+    assert(v != 2.0f);
+    n[0] = (int)(x * 0.1f * 10.0f);
+  }
+}
+"""
+
+
+def test_float_constants_loads_stores_and_comparisons(tmp_path: Path) -> None:
+    # 3 * 0.5 + 0.5 = 2 exactly; the reader's assert fails when it sees the store, holds
+    # when it reads the initial 0 (no ordering: both outcomes, PTX ISA §8 weak accesses)
+    src = _write(tmp_path, CONST)
+    kt = load_kernel(src, make_run("k", 1, block=2))
+    rows = [[ln.text for ln in th] for th in kt.rows]
+    assert rows[0] == ["st.weak out, 2"]
+    assert rows[1][:2] == ["ld.weak r0, out", "bne r0, 2, L01"]
+    # 2 * 0.1f = 0x3E4CCCCD (0.2f, the exponent one more than 0.1f's); times 10 is
+    # 2.0000000298.. which rounds to 2 (the neighbours are 2 and 2 + 2^-22): (int) 2
+    assert rows[1][-1] == "st.weak n, 2"
+    assert gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2).verdict == "Allowed"
+    held = _write(tmp_path, CONST.replace("v != 2.0f", "v == 0.0f || v == 2.0f"), "h.cu")
+    assert gdrcheck.check_kernel(held, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+
+
+def test_a_comparison_with_a_constant_that_is_not_an_integer(tmp_path: Path) -> None:
+    # a float location holds integer floats only, so v < 2.5 is v <= 2 and v == 2.5 is false
+    src = _write(tmp_path, """\
+#include <assert.h>
+__global__ void k(float *out) {
+  if (threadIdx.x == 0) { out[0] = 2.0f; out[1] = 3.0f; }
+  else { float v = out[0]; float w = out[1]; assert(v < 2.5f && w != 2.5f && !(w > 2.5f)); }
+}
+""")
+    kt = load_kernel(src, make_run("k", 1, block=2))
+    text = "\n".join(ln.text for ln in kt.rows[1])
+    assert "ble r0, 2" in text or "bgt r0, 2" in text
+    assert "ble r1, 2" in text  # !(w > 2.5): clang's fcmp ule w, 2.5, which is w <= 2
+    # w is 0 or 3: !(w > 2.5) fails when w = 3 is read
+    assert gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2).verdict == "Allowed"
+    only_v = _write(tmp_path, src.read_text().replace(" && !(w > 2.5f)", ""), "v.cu")
+    assert gdrcheck.check_kernel(only_v, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+
+
+@pytest.mark.parametrize(("body", "col", "what"), [
+    ("out[0] = 0.1f;", 10, "a float store of 0.1"),
+    ("out[0] = 33554432.0f;", 10, "magnitude at most 2^24"),
+    # out[0] may hold 0 or 1 (its one write): 1 / 3 is not an integer float
+    ("if (n[0]) out[0] = 1.0f; else out[1] = out[0] / 3.0f;", 40, "a float store of 0.333"),
+    ("out[1] = 1.0f / (out[0] - out[0]);", 17, "a float division by zero"),
+    ("if (n[1]) out[0] = 1.0f; else n[0] = *(int *)out;", 40, "both as float and as integer"),
+])
+def test_float_refusals(tmp_path: Path, body: str, col: int, what: str) -> None:
+    src = _write(tmp_path, "__global__ void k(float *out, int *n) {\n  " + body + "\n}\n")
+    with pytest.raises(KernelError) as err:
+        load_kernel(src, make_run("k", 1))
+    msg = str(err.value)
+    assert what in msg
+    assert msg.startswith(f"{src}:2:{col}: "), msg
+
+
+TABLE = """\
+#include <assert.h>
+__global__ void k(float *x, float *y) {
+  if (threadIdx.x == 0) { x[0] = 3.0f; x[1] = 4.0f; }
+  SYNC
+  if (threadIdx.x != 0) {
+    float a = x[0], b = x[1];
+    float s = (a * a + b * b) / 5.0f;
+    y[0] = a + b;
+    assert(COND);
+  }
+}
+"""
+
+
+def test_float_operations_on_values_read_are_tables(tmp_path: Path) -> None:
+    # x[0] holds 0 or 3, x[1] 0 or 4 (the values their writes store, and the initial 0):
+    # s = (a*a + b*b) / 5 is 0, 9/5, 16/5 or 5 (exact: 25 / 5), so `s` near 5 is the
+    # outcome where both stores are seen; y[0] = a + b takes 0, 3, 4 or 7
+    racy = _write(tmp_path, TABLE.replace("SYNC", "").replace("COND", "s < 4.9f || s > 5.1f"))
+    kt = load_kernel(racy, make_run("k", 1, block=2))
+    text = "\n".join(ln.text for ln in kt.rows[1])
+    for w in (0, 3, 4, 7):
+        assert f"mov r2, {w}" in text
+    assert gdrcheck.check_kernel(racy, "k", 1, "ptx75", block=2).verdict == "Allowed"
+    # __syncthreads orders both stores before the reads (PTX ISA §9.7.13.1, bar.sync), so
+    # s is 25 / 5 = 5 exactly and the sum 7
+    synced = _write(tmp_path, TABLE.replace("SYNC", "__syncthreads();")
+                    .replace("COND", "s == 5.0f"), "s.cu")
+    assert gdrcheck.check_kernel(synced, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+    # 9/5 is 1.8f = 0x3FE66666 (1.8 * 2^23 = 15099494.4 rounds down): s is never 1.8 as a
+    # decimal, and s == 1.8f holds only when x[0] is seen without x[1]; barred by the barrier
+    near = _write(tmp_path, TABLE.replace("SYNC", "__syncthreads();")
+                  .replace("COND", "s != 1.8f"), "n.cu")
+    assert gdrcheck.check_kernel(near, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+    seen = _write(tmp_path, TABLE.replace("SYNC", "").replace("COND", "s != 1.8f"), "m.cu")
+    assert gdrcheck.check_kernel(seen, "k", 1, "ptx75", block=2).verdict == "Allowed"
+
+
+def test_the_values_of_a_location_are_a_fixpoint_over_its_writes(tmp_path: Path) -> None:
+    # y's write stores x + 1 for each value x may hold (0, 3): y holds 0, 1 or 4; thread 0
+    # reads 4 when thread 1 saw its x (nothing orders the two threads)
+    src = _write(tmp_path, """\
+#include <assert.h>
+__global__ void k(float *x, float *y) {
+  if (threadIdx.x == 0) { x[0] = 3.0f; float v = y[0]; assert(COND); }
+  else y[0] = x[0] + 1.0f;
+}
+""".replace("COND", "v != 4.0f"))
+    assert gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2).verdict == "Allowed"
+    never = _write(tmp_path, src.read_text().replace("v != 4.0f", "v != 2.0f && v < 4.5f"),
+                   "n.cu")
+    assert gdrcheck.check_kernel(never, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+
+
+REDUCTION = """\
+#include <assert.h>
+// the first half of NCCL's blockRMSNorm (07_kernel_fusion/include/rmsnorm_utils.cuh:87-100)
+__global__ void k(float *token_data, int hidden_dim) {
+  extern __shared__ float reduction_buffer[];
+  float thread_sum = 0.0f;
+  for (int i = threadIdx.x; i < hidden_dim; i += blockDim.x) {
+    float val = token_data[i];
+    thread_sum += val * val;
+  }
+  reduction_buffer[threadIdx.x] = thread_sum;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s >= 1; s /= 2) {
+    if (threadIdx.x < s) {
+      reduction_buffer[threadIdx.x] += reduction_buffer[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) assert(reduction_buffer[0] / hidden_dim != 12.5f);
+}
+__device__ void init(float *token_data, int hidden_dim) {
+  token_data[0] = 3.0f;
+  token_data[1] = 4.0f;
+}
+"""
+
+
+def test_a_reduction_in_place_reads_no_later_write_of_its_own_thread(tmp_path: Path) -> None:
+    # reduction_buffer[0] += reduction_buffer[1] reads the location it then writes: without
+    # Causality (ASPLOS'19 Axiom 6: a read never observes its own thread's later write) its
+    # values would grow each round of the fixpoint; with it the sum is 9 + 16 = 25 and the
+    # mean 25 / 2 = 12.5 exactly (an integer over a power of two, a binary32 value)
+    src = _write(tmp_path, REDUCTION)
+    kt = load_kernel(src, make_run("k", 1, block=2, args=("hidden_dim=2",), init="init"))
+    text = "\n".join(ln.text for ln in kt.rows[0])
+    assert "mov r4, 25" in text and "mov r4, 41" not in text
