@@ -122,8 +122,14 @@ def test_type_check_read_the_verdicts_and_see_the_picture(driver: Any, url: str)
     _type(driver, SB)
     assert _editor_text(driver).strip() == SB.strip()
     # syntax highlighting: the dialect word and the thread names are styled spans
-    spans = driver.find_elements(By.CSS_SELECTOR, "#editor .cm-line span")
-    assert any(s.text == "X86" for s in spans) and any(s.text == "P0" for s in spans)
+    # (read in one script call, waited for: CodeMirror may redraw a line between a lookup of
+    # its spans and the read of their text, which made an element stale on a loaded machine)
+    def styled() -> list[str]:
+        return list(driver.execute_script(
+            "return [...document.querySelectorAll('#editor .cm-line span')]"
+            ".map(s => s.textContent)"))
+
+    _wait(lambda: "X86" in styled() and "P0" in styled())
     _wait(lambda: driver.execute_script("return document.body.dataset.accepting") == "done")
     _wait(lambda: "x86tso" in [e.get_attribute("value") for e in
                                driver.find_elements(By.CSS_SELECTOR, "#models input:checked")])
