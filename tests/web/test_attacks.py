@@ -103,6 +103,19 @@ def test_slow_bodies_are_cut_at_the_deadline() -> None:
         assert queued == {"waiting": 0, "running": 0}  # no job for a request not whole
 
 
+def _get_once_more_if_closed(url: str, path: str) -> tuple[int, float]:
+    """A GET, sent again once if the server closed the connection before answering (status
+    0), as an HTTP client may retry an idempotent request on a closed connection (RFC 9110
+    §9.2.2). From the attacker's own address the probe's connection can be among the oldest
+    waiting ones when a burst of the attack arrives before the server has read it; it is
+    then closed like the attacker's (one address, no tell). The time is the two together."""
+    status, took = timed_get(url, path)
+    if status == 0:
+        again, more = timed_get(url, path)
+        return again, took + more
+    return status, took
+
+
 def test_slow_connections_of_the_probes_own_address() -> None:
     # the same attack from the address of the normal client (no per-address tell):
     # one address keeps at most per_client connections waiting, the oldest go first
@@ -110,7 +123,7 @@ def test_slow_connections_of_the_probes_own_address() -> None:
     with running_server(Limits(workers=1), guard) as url:
         with Slowloris(url, ["127.0.0.1"], per_source=80, interval=0.5) as attack:
             time.sleep(1)
-            probes = [timed_get(url, "/api/models") for _ in range(5)]
+            probes = [_get_once_more_if_closed(url, "/api/models") for _ in range(5)]
         print(f"slowloris from 127.0.0.1: {attack.opened} opened, probes {probes}")
         assert all(status == 200 and took < ANSWER_S for status, took in probes), probes
         # the server closed the oldest waiting ones, long before their deadline
