@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from gdrcheck.kernel import binary32
+from gdrcheck.kernel.binary32 import FVal
 from gdrcheck.kernel.extract import (
     MULTICAST,
     AssertSite,
@@ -18,7 +20,17 @@ from gdrcheck.kernel.extract import (
 )
 from gdrcheck.kernel.ir import Asm, FuncRef, GlobalRef, Instr, SrcPos
 from gdrcheck.kernel.nccl import BARRIER_NAMES, LsaTeam, lsa_team
-from gdrcheck.kernel.values import Cmp, CondInt, Opaque, Ptr, Sym, Value, is_cond, negate
+from gdrcheck.kernel.values import (
+    Cmp,
+    CondInt,
+    FSym,
+    Opaque,
+    Ptr,
+    Sym,
+    Value,
+    is_cond,
+    negate,
+)
 
 SIGNAL_OPS = {9: "set", 10: "add"}
 """NVSHMEM_SIGNAL_SET, NVSHMEM_SIGNAL_ADD (nvshmem_common_transport.h:39)."""
@@ -34,6 +46,16 @@ _BARRIERS = ("llvm.nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all",
 _MEMBARS = {"llvm.nvvm.membar.cta": "cta", "llvm.nvvm.membar.gl": "gpu",
             "llvm.nvvm.membar.sys": "sys"}
 _MINMAX = {"smax": max, "smin": min, "umax": max, "umin": min}
+# float math (docs/kernels.md, "Floats"): llvm.fabs.f32 is fabsf (exact), llvm.sqrt.f32 is
+# sqrtf correctly rounded (IEEE 754-2019 §5.4.1; sqrt.rn.f32 without fast-math), and
+# clang's __nvvm_rsqrt_approx_{f,ftz_f} is libdevice's __nv_rsqrtf: rsqrt.approx{.ftz}.f32,
+# any binary32 value within its error bound (PTX ISA §9.7.3, rsqrt)
+_FLOAT_MATH: dict[str, Callable[[FVal], FVal]] = {
+    "llvm.fabs.f32": binary32.fabs,
+    "llvm.sqrt.f32": binary32.fsqrt,
+    "llvm.nvvm.rsqrt.approx.f": binary32.rsqrt_approx,
+    "llvm.nvvm.rsqrt.approx.ftz.f": lambda x: binary32.rsqrt_approx(x, ftz=True),
+}
 
 Handler = Callable[["ThreadExtractor", "Frame", Instr, list[Value]], Value | None]
 
@@ -61,6 +83,7 @@ class Calls:
             "__gdrcheck_shmem_put_group": _shmem_put_group,
             "__gdrcheck_shmem_put_signal_group": _shmem_put_signal_group,
             "__gdrcheck_cuda_assert": _assert,
+            "__gdrcheck_cuda_cvta_global": _cvta_global,
             "__gdrcheck_lsa_local_pointer": _lsa_local_pointer,
             "__gdrcheck_lsa_pointer": _lsa_pointer,
             "__gdrcheck_lsa_peer_pointer": _lsa_peer_pointer,
@@ -110,6 +133,9 @@ class Calls:
                 return _MINMAX[mm.group(1)](a, b)
             raise self.ex.error(ins.pos, f"{mm.group(1)} of a value read from memory is not "
                                 "supported")
+        if name in _FLOAT_MATH:
+            (a,) = (th.value(fr, o, ins) for o in ins.args)
+            return th.funary(a, _FLOAT_MATH[name], ins.pos, name)
         handler = self.intrinsics.get(name)
         if handler is None:
             if name.startswith("__gdrcheck_"):
@@ -153,6 +179,9 @@ def inline_ptx(th: ThreadExtractor, fr: Frame, ins: Instr, asm: Asm) -> Value | 
         raise th.ex.error(ins.pos, "inline asm with more than one output is not supported")
     args = list(ins.args)
     dst = th.reg(fr.depth, ins.name) if outputs else None
+    body = asm.template.strip()
+    if any(c.lstrip("=") == "f" for c in constraints):
+        return _float_asm(th, fr, ins, body, constraints, dst)
     texts: list[str] = []
     for k, c in enumerate(constraints):
         if c.startswith("="):
@@ -161,7 +190,6 @@ def inline_ptx(th: ThreadExtractor, fr: Frame, ins: Instr, asm: Asm) -> Value | 
         op = args[k - len(outputs)]
         v = th.value(fr, op, ins)
         texts.append(_asm_operand(th, v, ins.pos, 64 if c in ("l", "n") else 32))
-    body = asm.template.strip()
     if "{" in body or ".reg" in body:
         raise th.ex.error(ins.pos, "inline asm with a block or register declarations is not "
                           "supported (one PTX instruction per statement)")
@@ -187,6 +215,81 @@ def inline_ptx(th: ThreadExtractor, fr: Frame, ins: Instr, asm: Asm) -> Value | 
         out = re.sub(r"(\[)?\$(\d+)\]?", operand, stmt)
         th.emit(out, ins.pos, ins.pos.api if ins.pos and ins.pos.api else stmt.split()[0])
     return Sym(dst) if dst else None
+
+
+_MULTIMEM_F32 = re.compile(
+    r"multimem\.(ld_reduce|st)((?:\.(?:weak|relaxed|acquire|release|cta|cluster|gpu|sys|"
+    r"global))*)\.(?:(add)\.f32|b32)\s+(.*)")
+
+
+def _float_asm(th: ThreadExtractor, fr: Frame, ins: Instr, body: str, constraints: list[str],
+               dst: str | None) -> Value | None:
+    """Inline PTX with ``f`` (float) operands: the multimem float accesses of NCCL's
+    RMSNorm examples (07_kernel_fusion/include/rmsnorm_utils.cuh:29-48), each reading or
+    writing float codes (binary32.encode) of every copy of a multicast location:
+    ``multimem.ld_reduce{.sem}{.scope}.global.add.f32 %0, [%1]`` and
+    ``multimem.st{.sem}{.scope}.global.b32 [%0], %1``. Other PTX on floats is refused."""
+    pos = ins.pos
+    stmts = [x.strip() for x in body.split(";") if x.strip()]
+    m = _MULTIMEM_F32.fullmatch(stmts[0]) if len(stmts) == 1 else None
+    if m is None:
+        raise th.ex.error(pos, f"inline asm on float operands ({body[:50]!r}): only "
+                          "multimem.ld_reduce...add.f32 and multimem.st...b32 of floats are "
+                          "supported")
+    kind, quals, add, operands = m.groups()
+    ops = [o.strip() for o in operands.split(",")]
+    if kind == "ld_reduce" and (add is None or constraints[:2] != ["=f", "l"]
+                                or ops != ["%0", "[%1]"]):
+        raise th.ex.error(pos, "multimem.ld_reduce of floats: expected "
+                          "'multimem.ld_reduce.global.add.f32 %0, [%1];' with \"=f\", \"l\"")
+    if kind == "st" and (constraints[:2] != ["l", "f"] or ops != ["[%0]", "%1"]):
+        raise th.ex.error(pos, "multimem.st of a float: expected "
+                          "'multimem.st.global.b32 [%0], %1;' with \"l\", \"f\"")
+    p = th.value(fr, ins.args[0], ins)
+    if not isinstance(p, Ptr) or not p.base.startswith(MULTICAST):
+        raise th.ex.error(pos, f"multimem.{kind} of floats through an address that is not a "
+                          "multimem pointer (ncclGetLsaMultimemPointer)")
+    mc = th.loc(p, 4, pos, is_float=True)
+    under = p.base[len(MULTICAST):]
+    team = _whole_team(th, ins, f"multimem.{kind}")
+    copies = [th.loc(Ptr(under, r, p.offset), 4, pos, is_float=True)
+              for r in range(team.first, team.first + team.size)]
+    what = pos.api if pos and pos.api else f"multimem.{kind}"
+    if kind == "st":
+        code = th.float_litmus(th.value(fr, ins.args[1], ins), copies, pos)
+        text = code.reg if isinstance(code, Sym) else str(code)
+        th.emit(f"multimem.st{quals.replace('.global', '')} {mc}, {text}", pos, what)
+        return None
+    assert dst is not None
+    # the models add litmus integers (docs/litmus-format.md §11): the float sum when every
+    # value each copy may hold is an integer float and every partial sum is exact
+    # (magnitudes at most 2^24: any order of the additions gives the same sum)
+    th.float_seq += 1  # one read of every copy
+    sums: set[int] = {0}
+    for where in copies:
+        vals = th.float_values(where)
+        bad = [v for v in vals if abs(v) > binary32.EXACT]
+        if bad:
+            raise th.ex.error(pos, f"multimem.ld_reduce.add.f32 of {where.split(':')[1]} on "
+                              f"rank {where.split(':')[2]}, which may hold "
+                              f"{binary32.show(binary32.decode(bad[0]))}: the models add litmus "
+                              "integers, which are float sums only for integer floats of "
+                              "magnitude at most 2^24")
+        sums = {a + b for a in sums for b in vals}
+        if any(abs(x) > binary32.EXACT for x in sums):
+            raise th.ex.error(pos, "multimem.ld_reduce.add.f32: a sum of the values the copies "
+                              "may hold exceeds 2^24 in magnitude (the float sum would round)")
+    th.emit(f"multimem.ld_reduce{quals.replace('.global', '')}.add {dst}, {mc}", pos, what)
+    return FSym((dst,), tuple(((n,), binary32.decode(n)) for n in sorted(sums)))
+
+
+def _cvta_global(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Value:
+    """``__cvta_generic_to_global(p)``: the global address of a generic pointer to global
+    memory; here the address itself (an operand of inline PTX)."""
+    if not isinstance(args[0], Ptr):
+        raise th.ex.error(ins.pos, "__cvta_generic_to_global of something that is not an "
+                          "address into a kernel parameter's buffer")
+    return args[0]
 
 
 def _asm_operand(th: ThreadExtractor, v: Value, pos: SrcPos | None, bits: int) -> str:
@@ -950,6 +1053,9 @@ def _assert(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Va
             fails = (not holds) if isinstance(holds, bool) else negate(holds)
             th.ex.host_failures.append(HostFailure(th.code.rank, ins.pos, expr, fails))
         return None
+    cond = th.truth(ok, ins.pos, "an assert")
+    if cond is True:  # holds whatever is read: no flag (it would never be written)
+        return None
     site = (fr.depth, f"assert@{ins.pos}#{id(ins)}")
     fresh = site not in th.regs
     flag = th.reg(*site)
@@ -960,7 +1066,6 @@ def _assert(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Va
         if ok == 0:
             th.emit(f"mov {flag}, 1", ins.pos, what)
         return None
-    cond = th.truth(ok, ins.pos, "an assert")
     if isinstance(cond, bool):
         if not cond:
             th.emit(f"mov {flag}, 1", ins.pos, what)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel.extract import Config
@@ -51,12 +52,26 @@ def parse_ints(text: str, what: str) -> tuple[int, ...]:
                          f"found {text!r}") from None
 
 
-def parse_arg(text: str) -> tuple[str, tuple[int, ...]]:
-    """``NAME=VALUE`` or ``NAME=V0,V1,...`` (one value per rank)."""
+def parse_arg(text: str) -> tuple[str, tuple[int | Fraction, ...]]:
+    """``NAME=VALUE`` or ``NAME=V0,V1,...`` (one value per rank): integers, or decimal
+    numbers for a ``float`` parameter (``eps=1e-6``: the exact decimal, rounded to binary32
+    as a C ``float`` literal is when the kernel is called)."""
     name, eq, value = text.partition("=")
     if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name.strip()):
         raise InputError(f"--arg {text!r}: expected NAME=VALUE (or NAME=V0,V1,... one per rank)")
-    return name.strip(), parse_ints(value.strip(), f"--arg {name.strip()}")
+    what = f"--arg {name.strip()}"
+    out: list[int | Fraction] = []
+    for v in value.strip().split(","):
+        try:
+            out.append(int(v, 0))
+            continue
+        except ValueError:
+            pass
+        if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?f?", v.strip()):
+            raise InputError(f"{what}: expected an integer, a decimal number or numbers "
+                             f"separated by commas, found {value.strip()!r}")
+        out.append(Fraction(v.strip().rstrip("f")))
+    return name.strip(), tuple(out)
 
 
 def check_entry(text: str, kinds: tuple[str, ...], option: str) -> str:

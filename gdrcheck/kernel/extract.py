@@ -21,6 +21,7 @@ from typing import Protocol
 
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel import binary32, ir
+from gdrcheck.kernel.binary32 import FVal
 from gdrcheck.kernel.ir import (
     BlockRef,
     Const,
@@ -75,7 +76,7 @@ class Config:
     grid: int = 1
     block: int = 1
     nodes: tuple[int, ...] | None = None
-    args: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    args: tuple[tuple[str, tuple[int | Fraction, ...]], ...] = ()
     init: str | None = None  # a __device__ function: the host's initialisation, per rank
     check: str | None = None  # a __device__ function: the host's check after the kernel
     host_order: str = "final"  # "stream": init and check run in the rank's thread, in order
@@ -83,7 +84,7 @@ class Config:
     def node_of(self, rank: int) -> int:
         return self.nodes[rank] if self.nodes else rank
 
-    def arg(self, name: str, rank: int) -> int | None:
+    def arg(self, name: str, rank: int) -> int | Fraction | None:
         for key, values in self.args:
             if key == name:
                 return values[rank] if len(values) > 1 else values[0]
@@ -645,11 +646,11 @@ class ThreadExtractor:
                 raise self.ex.error(pos, f"{op} on a type other than float (double and half "
                                     "are not supported)")
         if op in _FLOAT_BINARY:
-            fn = {"fadd": binary32.add, "fsub": binary32.sub, "fmul": binary32.mul,
-                  "fdiv": binary32.div}[op]
+            fn = {"fadd": binary32.fadd, "fsub": binary32.fsub, "fmul": binary32.fmul,
+                  "fdiv": binary32.fdiv}[op]
             return self.ftable(vals[0], vals[1], fn, pos, f"the float operation {op}")
         if op == "fneg":
-            return self.ftable(vals[0], Flt(Fraction(0)), lambda x, _: -x, pos, "fneg")
+            return self.funary(vals[0], binary32.fneg, pos, "fneg")
         if op in ("sitofp", "uitofp"):
             (a,) = vals
             if ins.type != "float":
@@ -662,10 +663,13 @@ class ThreadExtractor:
                                 "not supported yet")
         if op in ("fptosi", "fptoui"):
             (a,) = vals
-            def to_int(q: Fraction) -> int:
-                n = q.numerator // q.denominator if q >= 0 else -((-q.numerator) // q.denominator)
+            def to_int(q: FVal) -> int:
+                try:
+                    n = binary32.trunc(q)
+                except binary32.Binary32Error as e:
+                    raise self.ex.error(pos, str(e)) from None
                 if op == "fptoui" and n < 0 or abs(n) >= 1 << ins.bits:
-                    raise self.ex.error(pos, f"the conversion of {float(q)!r} to {ins.type} "
+                    raise self.ex.error(pos, f"the conversion of {binary32.show(q)} to {ins.type} "
                                         "is out of range (poison in LLVM)")
                 return n
 
@@ -691,14 +695,17 @@ class ThreadExtractor:
             return int(pred == "true")
         rel = pred[-2:]
         if isinstance(a, Flt) and isinstance(b, Flt):
-            return int(_holds(rel, a.value, b.value))  # type: ignore[arg-type]
+            try:
+                return int(binary32.compare(rel, a.value, b.value))
+            except binary32.Binary32Error as e:
+                raise self.ex.error(pos, f"a float comparison: {e}") from None
         if isinstance(a, Flt) and isinstance(b, FSym):
             a, b = b, a
             rel = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(rel, rel)
         ia, ib = _identity(a), _identity(b)
         if ia is not None and ib is not None:
             return Cmp(rel, Sym(ia), Sym(ib))
-        if ia is not None and isinstance(b, Flt):
+        if ia is not None and isinstance(b, Flt) and not isinstance(b.value, binary32.Interval):
             a = Sym(ia)
             c = b.value
             if c.denominator == 1:
@@ -709,13 +716,18 @@ class ThreadExtractor:
             if rel in ("lt", "le"):
                 return Cmp("le", a, lo)
             return Cmp("ge", a, lo + 1)
-        t = self.ftable(a, b, lambda x, y: Fraction(int(_holds(rel, x, y))),  # type: ignore[arg-type]
+        t = self.ftable(a, b, lambda x, y: Fraction(int(binary32.compare(rel, x, y))),
                         pos, "a float comparison")
         if isinstance(t, Flt):
-            return int(t.value)
+            return int(t.value != 0)
         return _rows_cond(t, lambda q: q != 0)
 
-    def ftable(self, a: Value, b: Value, fn: Callable[[Fraction, Fraction], Fraction],
+    def funary(self, a: Value, fn: Callable[[FVal], FVal], pos: SrcPos | None,
+               what: str) -> Flt | FSym:
+        """``fn`` of a float: a constant, or a table over the same registers."""
+        return self.ftable(a, Flt(Fraction(0)), lambda x, _: fn(x), pos, what)
+
+    def ftable(self, a: Value, b: Value, fn: Callable[[FVal, FVal], FVal],
                pos: SrcPos | None, what: str) -> Flt | FSym:
         """``fn`` over every combination of the values ``a`` and ``b`` may hold: a constant
         when it is one, else the table of the registers' values (docs/kernels.md)."""
@@ -723,7 +735,7 @@ class ThreadExtractor:
         if ta is None or tb is None:
             raise self.ex.error(pos, f"{what} of something that is not a float")
         regs = ta.regs + tuple(r for r in tb.regs if r not in ta.regs)
-        rows: dict[tuple[int, ...], Fraction] = {}
+        rows: dict[tuple[int, ...], FVal] = {}
         for ka, va in ta.rows:
             bound = dict(zip(ta.regs, ka, strict=True))
             for kb, vb in tb.rows:
@@ -743,9 +755,9 @@ class ThreadExtractor:
         values = set(rows.values())
         if len(values) == 1:
             return Flt(values.pop())
-        return FSym(regs, tuple(sorted(rows.items())))
+        return FSym(regs, tuple(sorted(rows.items(), key=lambda kv: kv[0])))
 
-    def materialise_rows(self, t: FSym, conv: Callable[[Fraction], int],
+    def materialise_rows(self, t: FSym, conv: Callable[[FVal], int],
                          pos: SrcPos | None) -> Sym:
         """A register holding ``conv`` of the table's value (a branch per distinct result)."""
         results = sorted({conv(v) for _, v in t.rows})
@@ -852,10 +864,15 @@ class ThreadExtractor:
         order, and the accesses of another path of a branch are exclusive of it, so counting
         them is conservative."""
         self.float_seq += 1
+        known = self.float_values(where)
+        return FSym((reg,), tuple(((n,), binary32.decode(n)) for n in known))
+
+    def float_values(self, where: str) -> list[int]:
+        """The codes the float location ``where`` may hold when this thread reads it now
+        (``float_seq`` counts the read): see ``float_read``."""
         me = self.float_who()
-        known = sorted({0} | {v for who, n, v in self.ex.float_known.get(where, ())
-                              if who != me or n < self.float_seq})
-        return FSym((reg,), tuple(((n,), Fraction(n)) for n in known))
+        return sorted({0} | {v for who, n, v in self.ex.float_known.get(where, ())
+                             if who != me or n < self.float_seq})
 
     def comm_field(self, p: Ptr, ins: Instr) -> int:
         """A field of the NCCL communicator, from the configuration (gdrcheck/kernel/nccl.py)."""
@@ -907,26 +924,29 @@ class ThreadExtractor:
     def float_who(self) -> tuple[str, int]:
         return (self.host or "kernel", self.code.index)
 
-    def record_float(self, where: str, values: set[int]) -> None:
+    def record_float(self, where: str | list[str], values: set[int]) -> None:
         self.float_seq += 1
         who = self.float_who()
-        self.ex.float_stored.setdefault(where, set()).update(
-            (who, self.float_seq, v) for v in values)
+        for w in [where] if isinstance(where, str) else where:
+            self.ex.float_stored.setdefault(w, set()).update(
+                (who, self.float_seq, v) for v in values)
 
-    def float_litmus(self, v: Value, where: str, pos: SrcPos | None) -> Scalar:
-        """The litmus value of a float stored: an integer float of magnitude at most 2^24
-        is its integer (so the models' integer sums are the float sums while they stay
-        exact); a register read from a float location is already one."""
-        def exact(q: Fraction) -> int:
-            if q.denominator != 1 or abs(q) > FLOAT_EXACT:
-                raise self.ex.error(pos, f"a float store of {float(q)!r}: only integer floats "
-                                    "of magnitude at most 2^24 are stored (docs/kernels.md)")
-            return int(q)
+    def float_litmus(self, v: Value, where: str | list[str], pos: SrcPos | None) -> Scalar:
+        """The litmus value of a float stored into ``where`` (a multimem store: every copy):
+        its code (binary32.encode: an integer float of magnitude at most 2^24 is itself, so
+        the models' integer sums are the float sums while they stay exact; every other
+        binary32 value and interval a code of its own); a register read from a float
+        location already holds one."""
+        def exact(q: FVal) -> int:
+            try:
+                return binary32.encode(q)
+            except binary32.Binary32Error as e:
+                raise self.ex.error(pos, f"a float store: {e}") from None
 
         if isinstance(v, FSym):
             values = {exact(q) for _, q in v.rows}
             self.record_float(where, values)
-            reg = _identity(v)
+            reg = _code_reg(v)
             return Sym(reg) if reg is not None else self.materialise_rows(v, exact, pos)
         if not isinstance(v, Flt):
             raise self.ex.error(pos, "a float store of something that is not a float")
@@ -1075,6 +1095,15 @@ class Extractor:
                 raise KernelError(f"the kernel's parameter {p.name!r} needs a value: "
                                   f"--arg {p.name}=VALUE (or one value per rank, "
                                   f"--arg {p.name}=0,1)")
+            if p.ir_type == "float":
+                try:
+                    env[p.ir_name] = Flt(binary32.round32(Fraction(given)))
+                except binary32.Binary32Error as e:
+                    raise KernelError(f"--arg {p.name}: {e}") from None
+                continue
+            if not isinstance(given, int):
+                raise KernelError(f"--arg {p.name}={given}: {p.name} is not a float parameter "
+                                  f"(its type is {p.ir_type or 'not known'}): give an integer")
             env[p.ir_name] = given
         return env
 
@@ -1113,7 +1142,6 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
 FloatWrite = tuple[tuple[str, int], int, int]
 MAX_FLOAT_ROWS = 4096
 MAX_FLOAT_ROUNDS = 16
-FLOAT_EXACT = 1 << 24  # every integer up to 2^24 is a binary32 value (p = 24)
 _FLOAT_BINARY = frozenset({"fadd", "fsub", "fmul", "fdiv"})
 _FLOAT_OTHER = frozenset({"fneg", "fcmp", "sitofp", "uitofp", "fptosi", "fptoui"})
 _BINARY = frozenset({"add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "and", "or", "xor",
@@ -1174,7 +1202,16 @@ def _identity(v: Value) -> str | None:
     return None
 
 
-def _rows_cond(t: FSym, keep: Callable[[Fraction], bool]) -> Cond | int:
+def _code_reg(v: Value) -> str | None:
+    """The register of a table that is the float its register's code stands for (a float
+    read): storing it stores the register."""
+    if isinstance(v, FSym) and len(v.regs) == 1 and all(
+            binary32.decode(k[0]) == q for k, q in v.rows):
+        return v.regs[0]
+    return None
+
+
+def _rows_cond(t: FSym, keep: Callable[[FVal], bool]) -> Cond | int:
     """The condition over the registers under which the table's value satisfies ``keep``:
     the rows that do (or the negation of those that do not, when fewer)."""
     yes = [k for k, q in t.rows if keep(q)]

@@ -160,6 +160,7 @@ class Param:
     pointer: bool
     elem_bytes: int | None
     byval: str | None = None  # a struct passed by value: its IR type (``struct.ncclDevComm``)
+    ir_type: str = ""  # the IR type (``i32``, ``float``, ``ptr``)
 
 
 @dataclass
@@ -543,5 +544,6 @@ def _params(fn: object, sub: str | None, meta: dict[str, dict[str, str]]) -> tup
                              else str(attr))
             if m:  # LLVM renames a struct type parsed again in one context: ``X.0``
                 byval = re.sub(r"\.\d+$", "", m.group(1))
-        out.append(Param(arg.name, src, pointer or str(arg.type) == "ptr", size, byval))
+        out.append(Param(arg.name, src, pointer or str(arg.type) == "ptr", size, byval,
+                         str(arg.type)))
     return tuple(out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from gdrcheck.errors import InputError, Pos
@@ -41,7 +42,7 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
     cfg = ex.config
     rows = [[_named(ex, ln, th.rank) for ln in th.lines] for th in ex.threads]
     file = Path(ex.path).name
-    args = " ".join(f"{k}={','.join(map(str, v))}" for k, v in cfg.args)
+    args = " ".join(f"{k}={','.join(map(_arg_text, v))}" for k, v in cfg.args)
     doc = (f"extracted by gdrcheck kernel from {file}: --kernel {cfg.kernel} --ranks "
            f"{cfg.ranks} --grid {cfg.grid} --block {cfg.block}"
            + (f" --nodes {','.join(map(str, cfg.nodes))}" if cfg.nodes else "")
@@ -156,3 +157,16 @@ def _at_source(err: InputError, ex: Extraction, lines: tuple[tuple[Line, ...], .
                                Pos(ln.pos.line, max(ln.pos.col, 1)))
         start += w + 3
     return KernelError(f"the extracted test does not parse: {err.message}", ex.path)
+
+
+def _arg_text(v: int | Fraction) -> str:
+    """An --arg value as it was given: an integer, or the decimal a float argument is (its
+    denominator divides a power of ten: config.parse_arg reads decimals only)."""
+    if isinstance(v, int) or v.denominator == 1:
+        return str(int(v))
+    digits = 0
+    while (v * 10 ** digits).denominator != 1:
+        digits += 1
+    n = abs(v.numerator * 10 ** digits // v.denominator)
+    text = str(n).rjust(digits + 1, "0")
+    return ("-" if v < 0 else "") + text[:-digits] + "." + text[-digits:]

@@ -8,8 +8,9 @@ pointer into a kernel parameter's buffer on some rank, a register of the litmus 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Literal
+
+from gdrcheck.kernel.binary32 import FVal
 
 
 @dataclass(frozen=True)
@@ -33,11 +34,10 @@ Scalar = int | Sym
 
 @dataclass(frozen=True)
 class Flt:
-    """A concrete binary32 value, exact (gdrcheck/kernel/binary32.py). A register that was
-    read from a ``float`` location stands for the float whose value is the litmus integer
-    (only integer floats below 2^24 are ever stored, docs/kernels.md)."""
+    """A float known without a value read: an exact binary32 value, or an interval of them
+    (what ``rsqrtf`` of a constant gives; gdrcheck/kernel/binary32.py)."""
 
-    value: Fraction
+    value: FVal
 
 
 @dataclass(frozen=True)
@@ -81,12 +81,13 @@ class Opaque:
 @dataclass(frozen=True)
 class FSym:
     """A float computed from values read: a table from the registers' values (each row one
-    combination that may occur) to the exact binary32 result. A register read from a float
-    location holds the float's integer value, so a load is the identity table over the values
-    the location's writes may store (docs/kernels.md)."""
+    combination that may occur) to the binary32 result (exact, or an interval). A register
+    read from a float location holds the float's code (binary32.encode), so a load is the
+    table from each code the location's writes may store to the float it stands for
+    (docs/kernels.md, "Floats in memory")."""
 
     regs: tuple[str, ...]
-    rows: tuple[tuple[tuple[int, ...], Fraction], ...]
+    rows: tuple[tuple[tuple[int, ...], FVal], ...]
 
 
 Value = int | Flt | FSym | Ptr | Sym | Cmp | BoolOp | Not | CondInt | Opaque

@@ -128,11 +128,16 @@ __global__ void k(float *out) {
 
 
 @pytest.mark.parametrize(("body", "col", "what"), [
-    ("out[0] = 0.1f;", 10, "a float store of 0.1"),
-    ("out[0] = 33554432.0f;", 10, "magnitude at most 2^24"),
-    # out[0] may hold 0 or 1 (its one write): 1 / 3 is not an integer float
-    ("if (n[0]) out[0] = 1.0f; else out[1] = out[0] / 3.0f;", 40, "a float store of 0.333"),
     ("out[1] = 1.0f / (out[0] - out[0]);", 17, "a float division by zero"),
+    # rsqrtf(2) is any binary32 within 2^-22.9 (relative) of 1/sqrt(2) = 0.70710678..: the
+    # neighbours 0.70710677 (0x3F3504F3) and 0.70710683 (0x3F3504F4) both are, so the
+    # difference with 0.70710677f may be 0 or positive and its square below 0.5 or not
+    ("if (rsqrtf(2.0f) * rsqrtf(2.0f) < 0.5f) out[0] = 1.0f;", 35,
+     "holds for some values of the interval and not for others"),
+    ("out[0] = rsqrtf(2.0f) - 0.70710677f;", 10, "holds both signs"),
+    # rsqrtf(2) - 0.70710683f is in [-2^-23, 0]: every binary32 value between, far more
+    # than a code holds
+    ("out[0] = rsqrtf(2.0f) - 0.70710683f;", 10, "of more than 65535 values"),
     ("if (n[1]) out[0] = 1.0f; else n[0] = *(int *)out;", 40, "both as float and as integer"),
 ])
 def test_float_refusals(tmp_path: Path, body: str, col: int, what: str) -> None:

@@ -108,4 +108,22 @@ __GDRCHECK_CAS_TYPES(, "gpu")
 __GDRCHECK_CAS_TYPES(_block, "cta")
 __GDRCHECK_CAS_TYPES(_system, "sys")
 
+/* ---- float math (docs/kernels.md, "Floats") --------------------------------------------
+ * CUDA's math functions, as clang's own CUDA headers define them over libdevice
+ * (__clang_cuda_math.h: fabsf is __nv_fabsf, sqrtf __nv_sqrtf, rsqrtf __nv_rsqrtf), with
+ * libdevice's bodies at nvcc's defaults (-ftz=false, -prec-sqrt=true): fabsf is llvm.fabs,
+ * sqrtf llvm.sqrt (sqrt.rn.f32, correctly rounded), rsqrtf rsqrt.approx.f32 (any binary32
+ * value within the PTX ISA's error bound, §9.7.3 rsqrt). The host code's sqrtf (<cmath>) is
+ * correctly rounded too (IEEE 754-2019 §5.4.1). */
+__GDRCHECK_API float fabsf(float x) { return __builtin_fabsf(x); }
+__GDRCHECK_API float sqrtf(float x) { return __builtin_sqrtf(x); }
+__GDRCHECK_API float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
+
+/* __cvta_generic_to_global (CUDA's sm_20 intrinsics): the global address of a generic
+ * pointer, used as an "l" operand of inline PTX; the extraction keeps the address. */
+extern "C" __device__ size_t __gdrcheck_cuda_cvta_global(const void *p);
+__GDRCHECK_API size_t __cvta_generic_to_global(const void *p) {
+    return __gdrcheck_cuda_cvta_global(p);
+}
+
 #endif
