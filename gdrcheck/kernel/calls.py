@@ -133,6 +133,12 @@ class Calls:
                 return _MINMAX[mm.group(1)](a, b)
             raise self.ex.error(ins.pos, f"{mm.group(1)} of a value read from memory is not "
                                 "supported")
+        if name.startswith("llvm.memset."):
+            dst, byte, n = (th.value(fr, o, ins) for o in ins.args[:3])
+            if not isinstance(dst, Ptr):
+                raise self.ex.error(ins.pos, "a memset of something that is not an array")
+            th.local_memset(dst, byte, n, ins.pos)
+            return None
         if name in _FLOAT_MATH:
             (a,) = (th.value(fr, o, ins) for o in ins.args)
             return th.funary(a, _FLOAT_MATH[name], ins.pos, name)

@@ -170,10 +170,14 @@ class PathState:
     shadows: dict[tuple[object, ...], int] = field(default_factory=dict)
     """NCCL's GIN signal shadows this path has increased (a GIN barrier's waits): each
     side of a branch on a value read has its own."""
+    local: dict[str, dict[int, tuple[int, Value]]] = field(default_factory=dict)
+    """The local arrays of host code (``--init``/``--check``): each byte offset that holds a
+    value -> (its size in bytes, the value); a byte memset to zero is (1, 0)."""
 
     def copy(self) -> PathState:
         return PathState([Frame(f.fn, dict(f.env), f.block, f.index, f.depth, f.result)
-                          for f in self.frames], dict(self.visited), dict(self.shadows))
+                          for f in self.frames], dict(self.visited), dict(self.shadows),
+                         {k: dict(v) for k, v in self.local.items()})
 
 
 _LOC_RE = re.compile(r"\{L:([^:}]+):(\d+):(\d+)(:r)?\}")
@@ -578,8 +582,13 @@ class ThreadExtractor:
                                 "in the IR; use the CUDA atomic functions, cuda::atomic_ref "
                                 "or inline PTX")
         if op == "alloca":
-            raise self.ex.error(pos, "local memory (an array or a variable whose address is "
-                                "taken) is not supported yet")
+            if self.host is None and self.stream_host is None:
+                raise self.ex.error(pos, "local memory (an array or a variable whose address "
+                                    "is taken) is not supported yet in a kernel (only in host "
+                                    "code)")
+            base = f"{LOCAL}{ins.name}#{len(self.state.local)}"
+            self.state.local[base] = {}
+            return Ptr(base, self.code.rank, 0)
         if op in ("ptrtoint", "inttoptr", "addrspacecast", "bitcast"):
             v = self.value(fr, ins.operands[0], ins)
             if op in ("addrspacecast", "bitcast") and isinstance(v, Ptr):
@@ -648,7 +657,12 @@ class ThreadExtractor:
         if op in _FLOAT_BINARY:
             fn = {"fadd": binary32.fadd, "fsub": binary32.fsub, "fmul": binary32.fmul,
                   "fdiv": binary32.fdiv}[op]
-            return self.ftable(vals[0], vals[1], fn, pos, f"the float operation {op}")
+            t = self.ftable(vals[0], vals[1], fn, pos, f"the float operation {op}")
+            if op != "fdiv" and isinstance(t, FSym) and self.host is None:
+                exact = self.integer_float_op(fr, ins, op, vals[0], vals[1], t)
+                if exact is not None:
+                    return exact
+            return t
         if op == "fneg":
             return self.funary(vals[0], binary32.fneg, pos, "fneg")
         if op in ("sitofp", "uitofp"):
@@ -721,6 +735,37 @@ class ThreadExtractor:
         if isinstance(t, Flt):
             return int(t.value != 0)
         return _rows_cond(t, lambda q: q != 0)
+
+    def integer_float_op(self, fr: Frame, ins: Instr, op: str, a: Value, b: Value,
+                         t: FSym) -> FSym | None:
+        """``a op b`` (+ - *) as the litmus register operation on the codes, when both are
+        integer floats held as themselves (a register read from a float location whose every
+        value is such an integer, or an integer constant) and every result is an integer of
+        magnitude at most 2^24: then the float result is exact (no rounding, IEEE 754-2019
+        §4.3: the exact result is a binary32 value) and is the integer result, which is its
+        code (binary32.encode). The table is then over the one register the operation
+        writes: no branch per combination."""
+        def operand(v: Value) -> Scalar | None:
+            if isinstance(v, Flt):
+                q = v.value
+                if isinstance(q, Fraction) and q.denominator == 1 and abs(q) <= binary32.EXACT:
+                    return int(q)
+                return None
+            reg = _identity(v)
+            return Sym(reg) if reg is not None else None
+
+        sa, sb = operand(a), operand(b)
+        if sa is None or sb is None:
+            return None
+        results = {q for _, q in t.rows}
+        if not all(isinstance(q, Fraction) and q.denominator == 1 and abs(q) <= binary32.EXACT
+                   for q in results):
+            return None
+        dst = self.reg(fr.depth, ins.name)
+        litmus = {"fadd": "add", "fsub": "sub", "fmul": "mul"}[op]
+        self.emit(f"{litmus} {dst}, {_text(sa)}, {_text(sb)}", ins.pos, f"float {litmus} "
+                  "(integer floats, exact)")
+        return FSym((dst,), tuple(((int(q),), q) for q in sorted(results)))  # type: ignore[arg-type]
 
     def funary(self, a: Value, fn: Callable[[FVal], FVal], pos: SrcPos | None,
                what: str) -> Flt | FSym:
@@ -830,6 +875,8 @@ class ThreadExtractor:
         if not isinstance(p, Ptr):
             raise self.ex.error(ins.pos, "a load through an address that is not a kernel "
                                 "parameter's buffer")
+        if p.base.startswith(LOCAL):
+            return self.local_load(p, ins)
         if p.base in self.ex.comms:
             return self.comm_field(p, ins)
         if ins.atomic:
@@ -897,6 +944,9 @@ class ThreadExtractor:
                                 "parameter's buffer")
         if p.base in self.ex.comms:
             raise self.ex.error(ins.pos, f"a store into the communicator {p.base}")
+        if p.base.startswith(LOCAL):
+            self.local_store(p, v, ins)
+            return
         if ins.atomic:
             raise self.ex.error(ins.pos, "an IR atomic store: its scope is lost in the IR; "
                                 "use cuda::atomic_ref or inline PTX")
@@ -920,6 +970,48 @@ class ThreadExtractor:
         self.emit(f"st.{sem} {where}, {_text(s)}", ins.pos,
                   "volatile store" if ins.volatile else "store")
 
+
+    # ---- host code's local arrays: the host's own memory, no litmus access
+
+    def local_size(self, ins: Instr) -> int:
+        ty = ins.type if ins.opcode == "load" else _operand_type(ins)
+        bits = 32 if ty == "float" else ir.type_bits(ty)
+        if bits == 0 or bits % 8:
+            raise self.ex.error(ins.pos, f"a local access of {ty or 'an unknown type'} "
+                                "(integers and float only)")
+        return bits // 8
+
+    def local_load(self, p: Ptr, ins: Instr) -> Value:
+        size = self.local_size(ins)
+        mem = self.state.local[p.base]
+        held = mem.get(p.offset)
+        if held is not None and held[0] == size:
+            return held[1]
+        if all(mem.get(p.offset + k) == (1, 0) for k in range(size)):
+            return Flt(Fraction(0)) if ins.type == "float" else 0
+        raise self.ex.error(ins.pos, "a read of a local array element that was not written "
+                            "whole (or written with another size)")
+
+    def local_store(self, p: Ptr, v: Value, ins: Instr) -> None:
+        size = self.local_size(ins)
+        mem = self.state.local[p.base]
+        for k in range(-7, size):  # what the store overwrites, whole or in part
+            held = mem.get(p.offset + k)
+            if held is not None and p.offset + k + held[0] > p.offset:
+                del mem[p.offset + k]
+        mem[p.offset] = (size, v)
+
+    def local_memset(self, p: Ptr, byte: Value, n: Value, pos: SrcPos | None) -> None:
+        if not p.base.startswith(LOCAL):
+            raise self.ex.error(pos, f"a memset of {p.base}: memset is supported on the local "
+                                "arrays of host code only")
+        if byte != 0 or not isinstance(n, int):
+            raise self.ex.error(pos, "a memset with a value other than 0 or a length that is "
+                                "not a constant")
+        mem = self.state.local[p.base]
+        for k in range(n):
+            mem.pop(p.offset + k, None)
+            mem[p.offset + k] = (1, 0)
 
     def float_who(self) -> tuple[str, int]:
         return (self.host or "kernel", self.code.index)
@@ -1136,6 +1228,8 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
+
+LOCAL = "%local:"  # the base of a host function's local array (no buffer has this name)
 
 # a float write: (the thread, host or kernel, and its index), its place among the thread's
 # float accesses, a value it may store

@@ -119,6 +119,10 @@ __GDRCHECK_API float fabsf(float x) { return __builtin_fabsf(x); }
 __GDRCHECK_API float sqrtf(float x) { return __builtin_sqrtf(x); }
 __GDRCHECK_API float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
 
+/* memset (<cstring>; CUDA declares it for device code): clang's llvm.memset, supported on the
+ * local arrays of host code only (docs/kernels.md, "Host code"). */
+__GDRCHECK_API void *memset(void *s, int c, size_t n) { return __builtin_memset(s, c, n); }
+
 /* __cvta_generic_to_global (CUDA's sm_20 intrinsics): the global address of a generic
  * pointer, used as an "l" operand of inline PTX; the extraction keeps the address. */
 extern "C" __device__ size_t __gdrcheck_cuda_cvta_global(const void *p);
