@@ -19,6 +19,7 @@ import pytest
 
 import gdrcheck
 from gdrcheck.kernel import KernelError, binary32, load_kernel, make_run
+from gdrcheck.litmus import parse_litmus
 
 F = Fraction
 TWO = F(2)
@@ -261,6 +262,9 @@ def test_the_reduction_is_checked(tmp_path: Path) -> None:
     res = gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2, args={"hidden_dim": [2]},
                                 init="init")
     assert res.verdict == "Allowed"
+    # what --emit-litmus prints parses back to the same test, with the same verdict
+    again = parse_litmus(kt.text, "red.litmus")
+    assert again == kt.test and gdrcheck.check(again, "ptx75").verdict == "Allowed"
     holds = _write(tmp_path, REDUCTION.replace("!= 12.5f", "== 12.5f"), "h.cu")
     res = gdrcheck.check_kernel(holds, "k", 1, "ptx75", block=2, args={"hidden_dim": [2]},
                                 init="init")
