@@ -772,7 +772,8 @@ class ThreadExtractor:
 
     def integer_float_op(self, fr: Frame, ins: Instr, op: str, a: Value, b: Value,
                          t: FSym) -> FSym | None:
-        """``a op b`` (+ - *) as the litmus register operation on the codes, when both are
+        """``a op b`` (+ -, and * by a constant) as the litmus register operation on the
+        codes, when both are
         integer floats held as themselves (a register read from a float location whose every
         value is such an integer, or an integer constant) and every result is an integer of
         magnitude at most 2^24: then the float result is exact (no rounding, IEEE 754-2019
@@ -791,6 +792,8 @@ class ThreadExtractor:
         sa, sb = operand(a), operand(b)
         if sa is None or sb is None:
             return None
+        if op == "fmul" and isinstance(sa, Sym) and isinstance(sb, Sym):
+            return None  # a product of registers is non-linear arithmetic for the solver
         results: set[int] = set()
         for _, q in t.rows:
             if not (isinstance(q, Fraction) and q.denominator == 1
