@@ -42,8 +42,9 @@ from gdrcheck.errors import CatError, Pos
 class Backend(Protocol):
     """What the interpreter needs from an engine."""
 
-    def closure(self, r: RelV) -> RelV:
-        """The transitive closure r+."""
+    def closure(self, r: RelV, exact: bool = True) -> RelV:
+        """The transitive closure r+; ``exact=False``: a relation that contains r+ and may
+        be larger, where every use of it is antitone (gdrcheck/cat/polarity.py)."""
         ...
 
     def letrec(self, names: Sequence[str], evaluate: Any, key: int | None = None) -> list[RelV]:
@@ -252,8 +253,10 @@ class Interpreter:
         symbolic_variants: Mapping[str, z3.BoolRef] | None = None,
         record: bool = False,
         tick: Callable[[], None] | None = None,
+        one_sided: frozenset[int] = frozenset(),
     ) -> None:
         self.base = base
+        self.one_sided = one_sided  # closure nodes (ids) that may be one-sided: polarity.py
         self.backend = backend
         self.variants = variants
         self.path_of = path_of  # Stmt -> (path, source), for error messages
@@ -505,9 +508,10 @@ class Interpreter:
             if e.op == "^-1":
                 return inverse(r)
             if e.op == "+":
-                return self.backend.closure(r)
+                return self.backend.closure(r, exact=id(e) not in self.one_sided)
             if e.op == "*":
-                return union(self.backend.closure(r), ident(env["_"]), self.tick)
+                return union(self.backend.closure(r, exact=id(e) not in self.one_sided),
+                             ident(env["_"]), self.tick)
             if e.op == "?":
                 return union(r, ident(env["_"]), self.tick)
         if isinstance(e, C.Bracket):

@@ -62,7 +62,7 @@ def concrete_closure(pairs: set[Pair] | dict[Pair, Formula],
 
 
 class ConcreteBackend:
-    def closure(self, r: RelV) -> RelV:
+    def closure(self, r: RelV, exact: bool = True) -> RelV:
         return RelV(dict.fromkeys(concrete_closure(r.m), True))  # type: ignore[arg-type]
 
     def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]],
@@ -127,7 +127,7 @@ class SymbolicBackend:
         self._n = itertools.count()
         self._tick = tick  # called now and then in long loops: raises when time is up
         self._lemmas: Lemmas = lemmas or {}
-        self._closures: dict[tuple[object, ...], RelV] = {}
+        self._closures: dict[tuple[tuple[object, ...], bool], RelV] = {}
 
     def _every(self, i: int, n: int = 16) -> None:
         if self._tick is not None and i % n == 0:
@@ -153,22 +153,28 @@ class SymbolicBackend:
             return type(v)(m)  # type: ignore[arg-type]
         return v
 
-    def closure(self, r: RelV) -> RelV:
+    def closure(self, r: RelV, exact: bool = True) -> RelV:
         if r.is_concrete():
             return ConcreteBackend().closure(r)
         # the same relation closed twice (a model that spells one closure in two
         # definitions: ptx75-cause.cat's cause-base and ppcb-generic) is encoded once; z3
-        # shares structurally equal terms, so equal formulas have equal ids
+        # shares structurally equal terms, so equal formulas have equal ids. An exact
+        # closure serves a one-sided request too, not the other way round.
         key = tuple(sorted((p, True if f is True else z3.BoolRef.get_id(f))  # type: ignore[arg-type]
                            for p, f in r.m.items()))
-        known = self._closures.get(key)
+        known = self._closures.get((key, True))
+        if known is None and not exact:
+            known = self._closures.get((key, False))
         if known is not None:
             return known
-        out = self._closure(r)
-        self._closures[key] = out
+        out = self._closure(r, exact)
+        self._closures[(key, exact)] = out
         return out
 
-    def _closure(self, r: RelV) -> RelV:
+    def _closure(self, r: RelV, exact: bool = True) -> RelV:
+        """r+ as a least fixpoint; ``exact=False``: the closure direction alone (the body
+        implies the pair), for a closure whose every use is antitone
+        (gdrcheck/cat/polarity.py): no ranks, no justification."""
         certain = concrete_closure({k for k, f in r.m.items() if f is True}, self._tick)
         may = concrete_closure(r.m, self._tick)
         acyclic = is_acyclic(r.m, self._tick)
@@ -190,6 +196,9 @@ class SymbolicBackend:
             body_terms: list[Formula] = [] if direct is None else [direct]
             body_terms += [f_and(tac, f) for tac, f, _ in steps]
             body = to_z3(f_or(body_terms)) if body_terms else z3.BoolVal(False)
+            if not exact:
+                self.defs.append(z3.Implies(body, v))
+                continue
             if acyclic:
                 self.defs.append(v == body)
                 continue

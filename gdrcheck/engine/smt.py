@@ -24,7 +24,8 @@ import z3
 
 from gdrcheck.cat import ast as C
 from gdrcheck.cat.interp import CheckResult, Interpreter, union
-from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
+from gdrcheck.cat.polarity import one_sided_closures
+from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
 from gdrcheck.engine.base import Frame, base_env, selector_var, static_env, when
 from gdrcheck.engine.chains import RmwChain, rmw_chains
@@ -431,11 +432,16 @@ class Query:
     inert for this test)."""
 
 
+def _empty_names(env: dict[str, Any]) -> frozenset[str]:
+    """The built-in sets and relations with no pair or element in any execution."""
+    return frozenset(k for k, v in env.items() if isinstance(v, (SetV, RelV)) and not v.m)
+
+
 def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
                 test: A.Test, path_of: Any = None,
                 variant_vars: dict[str, z3.BoolRef] | None = None,
                 deadline: Deadline = NO_DEADLINE, prune: bool = False,
-                chains: bool = True) -> Query:
+                chains: bool = True, one_sided: bool = True) -> Query:
     """Encode ``test`` under the model ``stmts``. ``variant_vars`` (gdrcheck sweep)
     leaves those variants free: z3 Booleans instead of fixed choices (the cat
     interpreter's symbolic-variant mode); a check inside an ``if`` then applies only
@@ -444,7 +450,9 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     fixpoint round, each check). ``prune``: leave out the candidates that the model's
     acyclicity axioms rule out at once (:func:`encode_candidates`); not with
     ``variant_vars``, and not where every candidate matters (explain looks for
-    candidates that fail each axiom)."""
+    candidates that fail each axiom). ``one_sided``: the closures that reach only
+    antitone uses are encoded in the closure direction alone (gdrcheck/cat/polarity.py:
+    the consistent executions are the same)."""
     model = (stmts, variants) if prune and variant_vars is None else None
     enc = encode_candidates(prog, model, deadline.tick, chains)
     deadline.tick()
@@ -452,7 +460,9 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     env = base_env(enc.frame, deadline.tick, enc.static)
     deadline.tick()
     ev = Interpreter(env, backend, variants, path_of, symbolic_variants=variant_vars,
-                     tick=deadline.tick).run(stmts)
+                     tick=deadline.tick,
+                     one_sided=one_sided_closures(stmts, _empty_names(env)) if one_sided
+                     else frozenset()).run(stmts)
     enc.constraints.extend(backend.defs)
     backend.defs = []
     # deadlock freedom: no barrier waits for an arrival that comes after it
@@ -498,8 +508,12 @@ class SmtEngine:
     name = "smt"
 
     def __init__(self, timeout: float | None = None, prune: bool = True,
-                 chains: bool = True) -> None:
+                 chains: bool = True, one_sided: bool = True) -> None:
         self.timeout = timeout
+        self.one_sided = one_sided
+        """Encode the closures that only antitone uses reach in the closure direction
+        alone (gdrcheck/cat/polarity.py); off only to measure what that saves, and to check
+        that the verdicts are the same."""
         self.prune = prune
         """Leave out the candidates the model's acyclicity axioms rule out at once
         (gdrcheck/engine/implied.py); off only to measure what that saves."""
@@ -527,14 +541,19 @@ class SmtEngine:
         try:
             deadline.tick()
             q = build_query(prog, stmts, variants, test, path_of, deadline=deadline,
-                            prune=self.prune, chains=self.chains)
+                            prune=self.prune, chains=self.chains, one_sided=self.one_sided)
         except Expired:
             return finish("timeout while encoding")
         s = query_solver(q)
         lits = list(q.axiom_lits.values())
 
-        # flags (Undefined takes precedence)
-        for name, term in q.flag_terms.items():
+        # flags (Undefined takes precedence): one query asks whether any flag can fire;
+        # only when one can is each asked alone (the usual answer, none, costs one call)
+        some_flag = (deadline.check(s, *lits, z3.Or(list(q.flag_terms.values())))
+                     if q.flag_terms else z3.unsat)
+        if some_flag == z3.unknown:
+            return finish(deadline.why(s))
+        for name, term in q.flag_terms.items() if some_flag == z3.sat else ():
             a = deadline.check(s, *lits, term)
             if a == z3.unknown:
                 return finish(deadline.why(s))
