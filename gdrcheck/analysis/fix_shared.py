@@ -45,7 +45,7 @@ from gdrcheck.engine.smt import Query, build_query, query_solver
 from gdrcheck.errors import InputError
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower import Guards, lower
-from gdrcheck.lower.program import Alt, BinOp, CmpExpr, Event, Expr, Program, ReadVal
+from gdrcheck.lower.program import Alt, BinOp, CmpExpr, Event, Expr, Ite, Program, ReadVal
 
 _FIXED_TAGS = frozenset({"ARRIVE", "WAIT", "INIT"})
 """Tags an alternative may not change (the engine reads them when it builds the
@@ -225,6 +225,8 @@ def _remap(e: Expr | CmpExpr | None, m: dict[int, int]) -> Any:
         return BinOp(e.op, _remap(e.left, m), _remap(e.right, m))
     if isinstance(e, CmpExpr):
         return CmpExpr(e.op, _remap(e.left, m), _remap(e.right, m))
+    if isinstance(e, Ite):
+        return Ite(_remap(e.cond, m), _remap(e.then, m), _remap(e.else_, m))
     return e
 
 

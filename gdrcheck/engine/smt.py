@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,7 @@ from gdrcheck.engine.implied import NO_FACTS, Facts, implied_facts, model_checks
 from gdrcheck.engine.observe import Observables
 from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent, split_flags
 from gdrcheck.litmus import ast as A
-from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Program, ReadVal
+from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Ite, Program, ReadVal
 
 TICK_EVERY = 256
 """Iterations of a cheap inner loop between two looks at the time limit."""
@@ -90,12 +90,23 @@ class Encoding:
     (gdrcheck/engine/chains.py)."""
 
     def value(self, e: Expr) -> z3.ArithRef:
-        if isinstance(e, int):
-            return z3.IntVal(e)
-        if isinstance(e, ReadVal):
-            return self.read_val[e.eid]
-        assert isinstance(e, BinOp)
-        return _z3_binop(e.op, self.value(e.left), self.value(e.right))
+        return z3_value(e, self.read_val)
+
+
+def z3_value(e: Expr, read_val: Mapping[int, z3.ArithRef]) -> z3.ArithRef:
+    """The z3 term of ``e``, the values of the reads being ``read_val``'s terms (what
+    :func:`gdrcheck.lower.program.eval_expr` computes for one execution)."""
+    if isinstance(e, int):
+        return z3.IntVal(e)
+    if isinstance(e, ReadVal):
+        return read_val[e.eid]
+    if isinstance(e, Ite):  # selp, setp (docs/litmus-format.md §7.2)
+        c = e.cond
+        cond = _cmp(c.op, z3_value(c.left, read_val), z3_value(c.right, read_val))
+        then, else_ = z3_value(e.then, read_val), z3_value(e.else_, read_val)
+        return z3.If(cond, then, else_)
+    assert isinstance(e, BinOp)
+    return _z3_binop(e.op, z3_value(e.left, read_val), z3_value(e.right, read_val))
 
 
 def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[str]] | None = None,

@@ -72,6 +72,8 @@ PTX_OPS: dict[str, str] = {
     "red": "red.{relaxed,release}.S.add x, v",
     "barrier": "bar.cta.sync 0, the same number of times in every thread of a CTA",
     "branch": "beq/bne r, v, LCnn over one or two instructions (forward only)",
+    "select": "setp.CC p, r, v; selp d, a, b, p; st.* x, d: a store of a value chosen from a "
+              "loaded register without a branch (a data dependency on r)",
 }
 """The PTX instruction kinds, by the name ``ops`` uses (``"atom"`` names the three
 atomics)."""
@@ -79,7 +81,7 @@ atomics)."""
 OP_EVENTS: dict[str, int] = {
     "store": 1, "store_reg": 1, "load": 1, "mfence": 1, "fence": 1,
     "xchg": 2, "lock_add": 2, "xadd": 2, "atom_add": 2, "atom_exch": 2, "atom_cas": 2,
-    "red": 2, "barrier": 2, "branch": 0,
+    "red": 2, "barrier": 2, "branch": 0, "select": 1,
 }
 """Events one instruction of each kind adds (a branch adds none itself: its body
 is counted instruction by instruction)."""
@@ -93,7 +95,7 @@ _RED_SEMS: tuple[A.Sem, ...] = ("relaxed", "release")
 _CMP_OPS: tuple[Literal["=", "!="], ...] = ("=", "!=")
 _QUANTIFIERS: tuple[A.Quantifier, ...] = ("exists", "~exists", "forall")
 # kinds that need a register loaded earlier in the thread
-_NEEDS_REG = {"store_reg", "branch"}
+_NEEDS_REG = {"store_reg", "branch", "select"}
 # kinds that are placed by the generator itself, not drawn for a thread's body
 _PLACED = {"barrier"}
 
@@ -201,6 +203,8 @@ def possible_values(test: A.Test, limit: int = 8) -> list[int]:
                     adds.append(ins.src.value)
             elif isinstance(ins, A.LocalOp) and ins.op == "add":
                 adds.extend(a.value for a in ins.args if isinstance(a, A.Const))
+            elif isinstance(ins, A.Selp):
+                bases.update(a.value for a in (ins.a, ins.b) if isinstance(a, A.Const))
     # XADD adds the register it was given by the MOV before it
     for th in test.threads:
         for prev, ins in itertools.pairwise(th.instrs):
@@ -258,7 +262,7 @@ def _normalise_ops(dialect: str, ops: Collection[str] | None) -> frozenset[str]:
                          f"(known: {', '.join(sorted(table))})")
     if not chosen - _NEEDS_REG - _PLACED:
         raise ValueError("ops needs at least one kind that stands on its own "
-                         "(not only store_reg, branch or barrier)")
+                         "(not only store_reg, branch, select or barrier)")
     return frozenset(chosen)
 
 
@@ -506,9 +510,12 @@ def _draw_ptx(draw: st.DrawFn, g: _ThreadGen, kind: str, loc: A.LocRef,
         r = g.fresh_reg()
         g.loaded.append(r)
         return [A.PtxLoad(sem, scope if sem in ("relaxed", "acquire") else None, A.Reg(r), loc)]
-    if kind in ("store", "store_reg"):
+    if kind in ("store", "store_reg", "select"):
         sem = draw(st.sampled_from(_STORE_SEMS))
         sc = scope if sem in ("relaxed", "release") else None
+        if kind == "select":
+            dst, chosen = _draw_select(draw, g, values)
+            return [*chosen, A.PtxStore(sem, sc, loc, dst)]
         if kind == "store":
             return [A.PtxStore(sem, sc, loc, A.Const(draw(st.sampled_from(values))))]
         src = draw(st.sampled_from(g.loaded))
@@ -531,6 +538,22 @@ def _draw_ptx(draw: st.DrawFn, g: _ThreadGen, kind: str, loc: A.LocRef,
         return [A.PtxAtom(sem, scope, "cas", A.Reg(r), loc, (expected, v))]
     op = {"atom_add": "add", "atom_exch": "exch"}[kind]
     return [A.PtxAtom(sem, scope, op, A.Reg(r), loc, (v,))]
+
+
+def _draw_select(draw: st.DrawFn, g: _ThreadGen, values: tuple[int, ...]
+                 ) -> tuple[A.Reg, list[A.Instr]]:
+    """``setp.CC p, r, v; selp d, a, b, p`` over a loaded register r: d, and the two
+    instructions (d is a, which may be r, or b, as r compares with v)."""
+    src = A.Reg(draw(st.sampled_from(g.loaded)))
+    cond = draw(st.sampled_from(tuple(BRANCH_CONDS)))
+    pred, dst = A.Reg(g.fresh_reg()), A.Reg(g.fresh_reg())
+    pick = st.sampled_from((0, *values))
+    a: A.Value = src if draw(st.booleans()) else A.Const(draw(pick))
+    return dst, [A.Setp(cond, pred, src, A.Const(draw(pick))),
+                  A.Selp(dst, a, A.Const(draw(pick)), pred)]
+
+
+BRANCH_CONDS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 def _with_condition(draw: st.DrawFn, test: A.Test, gens: list[_ThreadGen],
@@ -588,6 +611,6 @@ def _regs_written(th: A.Thread) -> set[str]:
             out |= {x.name for x in (ins.a, ins.b) if isinstance(x, A.Reg)}
         elif isinstance(ins, A.X86Locked) and isinstance(ins.src, A.Reg):
             out.add(ins.src.name)
-        elif isinstance(ins, (A.PtxLoad, A.PtxAtom, A.LocalOp)):
+        elif isinstance(ins, (A.PtxLoad, A.PtxAtom, A.LocalOp, A.Setp, A.Selp)):
             out.add(ins.dst.name)
     return out

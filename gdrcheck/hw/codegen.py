@@ -363,6 +363,12 @@ class _Gen:
             if ins.op == "mov":
                 return [f"r_{ins.dst.name} = {args[0]};"]
             return [f"r_{ins.dst.name} = {args[0]} {_OPS[ins.op]} {args[1]};"]
+        if isinstance(ins, A.Setp):  # the predicate as a register of 0 or 1: C's comparison
+            return [f"r_{ins.dst.name} = ({self.val(ins.a)} {_CMP[ins.cond]} "
+                    f"{self.val(ins.b)}) ? 1 : 0;  // {_text(ins)}"]
+        if isinstance(ins, A.Selp):  # c ? a : b, which nvcc compiles to selp (or a branch)
+            return [f"r_{ins.dst.name} = ({self.val(ins.c)} != 0) ? {self.val(ins.a)} : "
+                    f"{self.val(ins.b)};  // {_text(ins)}"]
         if isinstance(ins, A.Label):
             return [f"L{self.thread}_{ins.name}:;"]
         # every taken jump counts: a spin loop whose partner never comes (not yet
@@ -431,7 +437,7 @@ def _registers(th: A.Thread) -> list[str]:
             r = getattr(ins, f, None)
             if isinstance(r, A.Reg) and r.name not in names:
                 names.append(r.name)
-        for f in ("value", "a", "b"):
+        for f in ("value", "a", "b", "c"):
             v = getattr(ins, f, None)
             if isinstance(v, A.Reg) and v.name not in names:
                 names.append(v.name)

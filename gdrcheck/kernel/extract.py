@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel import binary32, ir
@@ -319,33 +319,72 @@ class ThreadExtractor:
         return self.materialise(cond, pos)  # type: ignore[arg-type]
 
     def materialise(self, c: Cond, pos: SrcPos | None) -> Sym:
-        """A register holding 1 when ``c`` holds, else 0 (two branches)."""
-        dst = self.fresh_reg("cond")
-        yes, done = self.label(), self.label()
-        self.jump_if(c, yes, pos)
-        self.emit(f"mov {dst}, 0", pos)
-        self.emit(f"goto {done}", pos)
-        self.emit(f"{yes}:", pos)
-        self.emit(f"mov {dst}, 1", pos)
-        self.emit(f"{done}:", pos)
+        """A register holding 1 when ``c`` holds, else 0 (setp, and/or: no branch)."""
+        return Sym(self.predicate(c, pos, {}))
+
+    def predicate(self, c: Cond, pos: SrcPos | None, known: dict[Cmp, str]) -> str:
+        """The register of ``c``'s predicate, 1 or 0: a ``setp`` per comparison (``known``:
+        those already computed, by comparison), conjunctions and disjunctions combined
+        pairwise with ``and``/``or`` (so that the lowered expression's depth grows with
+        the logarithm of their length)."""
+        if isinstance(c, Not):
+            c = negate(c.c)
+        if isinstance(c, Cmp):
+            if c not in known:
+                known[c] = self.fresh_reg("setp")
+                self.emit(f"setp.{c.op} {known[c]}, {_text(c.a)}, {_text(c.b)}", pos)
+            return known[c]
+        assert isinstance(c, BoolOp)
+        regs = [self.predicate(part, pos, known) for part in _operands(c)]
+        return self.pairwise(c.op, regs, pos)
+
+    def pairwise(self, op: str, regs: list[str], pos: SrcPos | None) -> str:
+        """``regs`` combined with the register operation ``op`` as a balanced tree."""
+        while len(regs) > 1:
+            level = []
+            for a, b in zip(regs[::2], regs[1::2], strict=False):
+                dst = self.fresh_reg(op)
+                self.emit(f"{op} {dst}, {a}, {b}", pos)
+                level.append(dst)
+            if len(regs) % 2:
+                level.append(regs[-1])
+            regs = level
+        return regs[0]
+
+    def choose(self, cases: list[tuple[Scalar, str]], default: Scalar,
+               pos: SrcPos | None) -> Scalar:
+        """The value of the case whose predicate register holds (at most one does), else
+        ``default``: ``selp``s combined pairwise, no branch (a tournament: each pair's
+        value is the first's when its predicate holds, else the second's, and its predicate
+        the ``or`` of theirs)."""
+        level = list(cases)
+        while len(level) > 1:
+            nxt: list[tuple[Scalar, str]] = []
+            for (va, pa), (vb, pb) in zip(level[::2], level[1::2], strict=False):
+                v, q = self.fresh_reg("selp"), self.fresh_reg("or")
+                self.emit(f"selp {v}, {_text(va)}, {_text(vb)}, {pa}", pos)
+                self.emit(f"or {q}, {pa}, {pb}", pos)
+                nxt.append((Sym(v), q))
+            if len(level) % 2:
+                nxt.append(level[-1])
+            level = nxt
+        if not level:
+            return default
+        (value, pred), = level
+        dst = self.fresh_reg("selp")
+        self.emit(f"selp {dst}, {_text(value)}, {_text(default)}, {pred}", pos)
         return Sym(dst)
 
     def jump_if(self, c: Cond, target: str, pos: SrcPos | None) -> None:
-        """Branch to ``target`` when ``c`` holds (short-circuit code for and/or)."""
+        """Branch to ``target`` when ``c`` holds: one branch, on the comparison itself or,
+        for a conjunction or disjunction, on its predicate (:meth:`predicate`), so that
+        the path splits in two whatever the condition."""
         if isinstance(c, Not):
             c = negate(c.c)
         if isinstance(c, Cmp):
             self.emit(f"b{c.op} {_text(c.a)}, {_text(c.b)}, {target}", pos)
             return
-        assert isinstance(c, BoolOp)
-        if c.op == "or":
-            self.jump_if(c.a, target, pos)
-            self.jump_if(c.b, target, pos)
-        else:
-            skip = self.label()
-            self.jump_if(negate(c.a), skip, pos)
-            self.jump_if(c.b, target, pos)
-            self.emit(f"{skip}:", pos)
+        self.emit(f"bne {self.predicate(c, pos, {})}, 0, {target}", pos)
 
     def truth(self, v: Value, pos: SrcPos | None, what: str) -> bool | Cond:
         """A branch condition: concrete, or a condition over registers."""
@@ -550,16 +589,11 @@ class ThreadExtractor:
             if is_cond(t) or is_cond(f) or isinstance(t, Ptr) or isinstance(f, Ptr):
                 raise self.ex.error(pos, "a select of conditions or pointers on a value read "
                                     "is not supported")
+            vt = _litmus_int(self.scalar(t, pos, "a select"), ins.bits)
+            vf = _litmus_int(self.scalar(f, pos, "a select"), ins.bits)
+            pred = self.predicate(c, pos, {})
             dst = self.reg(fr.depth, ins.name)
-            yes, done = self.label(), self.label()
-            self.jump_if(c, yes, pos)
-            self.emit(f"mov {dst}, {_text(_litmus_int(self.scalar(f, pos, 'a select'), ins.bits))}",
-                      pos)
-            self.emit(f"goto {done}", pos)
-            self.emit(f"{yes}:", pos)
-            self.emit(f"mov {dst}, {_text(_litmus_int(self.scalar(t, pos, 'a select'), ins.bits))}",
-                      pos)
-            self.emit(f"{done}:", pos)
+            self.emit(f"selp {dst}, {_text(vt)}, {_text(vf)}, {pred}", pos)
             return Sym(dst)
         if op == "getelementptr":
             return self.gep(fr, ins)
@@ -746,24 +780,22 @@ class ThreadExtractor:
         return FSym(regs, tuple(sorted(rows.items())))
 
     def materialise_rows(self, t: FSym, conv: Callable[[Fraction], int],
-                         pos: SrcPos | None) -> Sym:
-        """A register holding ``conv`` of the table's value (a branch per distinct result)."""
-        results = sorted({conv(v) for _, v in t.rows})
-        dst = self.fresh_reg("float")
-        done = self.label()
-        targets = [self.label() for _ in results]
-        for w, target in zip(results, targets, strict=True):
-            c = _rows_cond(t, lambda q, w=w: conv(q) == w)  # type: ignore[misc]
-            if isinstance(c, int):
+                         pos: SrcPos | None) -> Scalar:
+        """``conv`` of the table's value: the result most rows give, else the one whose
+        rows' condition holds (:meth:`choose`; no branch, docs/kernels.md "Floats")."""
+        count: dict[int, int] = {}
+        for _, v in t.rows:
+            count[conv(v)] = count.get(conv(v), 0) + 1
+        default = max(sorted(count), key=lambda w: count[w])
+        known: dict[Cmp, str] = {}
+        cases: list[tuple[Scalar, str]] = []
+        for w in sorted(count):
+            if w == default:
                 continue
-            self.jump_if(c, target, pos)
-        self.emit(f"goto {done}", pos)
-        for w, target in zip(results, targets, strict=True):
-            self.emit(f"{target}:", pos)
-            self.emit(f"mov {dst}, {w}", pos)
-            self.emit(f"goto {done}", pos)
-        self.emit(f"{done}:", pos)
-        return Sym(dst)
+            c = _rows_cond(t, lambda q, w=w: conv(q) == w)  # type: ignore[misc]
+            assert not isinstance(c, int)  # another result's rows exist, and these
+            cases.append((w, self.predicate(c, pos, known)))
+        return self.choose(cases, default, pos)
 
     def compare(self, ins: Instr, a: Value, b: Value) -> Value:
         pred = ins.predicate
@@ -1185,19 +1217,33 @@ def _rows_cond(t: FSym, keep: Callable[[Fraction], bool]) -> Cond | int:
         return 0
 
     def row(k: tuple[int, ...]) -> Cond:
-        cs: list[Cond] = [Cmp("eq", Sym(r), c) for r, c in zip(t.regs, k, strict=True)]
-        out = cs[0]
-        for c in cs[1:]:
-            out = BoolOp("and", out, c)
-        return out
+        return _balanced("and", [Cmp("eq", Sym(r), c) for r, c in zip(t.regs, k, strict=True)])
 
     def any_of(keys: list[tuple[int, ...]]) -> Cond:
-        out = row(keys[0])
-        for k in keys[1:]:
-            out = BoolOp("or", out, row(k))
-        return out
+        return _balanced("or", [row(k) for k in keys])
 
     return any_of(yes) if len(yes) <= len(no) else negate(any_of(no))
+
+
+def _balanced(op: Literal["and", "or"], conds: list[Cond]) -> Cond:
+    """``conds`` joined by ``op`` as a balanced tree (its depth the logarithm of their
+    number: the conditions of a table's rows are walked recursively)."""
+    while len(conds) > 1:
+        level: list[Cond] = [BoolOp(op, a, b) for a, b in zip(conds[::2], conds[1::2],
+                                                               strict=False)]
+        conds = level + conds[len(level) * 2:]
+    return conds[0]
+
+
+def _operands(c: BoolOp) -> list[Cond]:
+    """The operands of a chain of one Boolean operator: ``a and (b and c)`` -> a, b, c."""
+    out: list[Cond] = []
+    for part in (c.a, c.b):
+        if isinstance(part, BoolOp) and part.op == c.op:
+            out.extend(_operands(part))
+        else:
+            out.append(part)
+    return out
 
 
 def _float_types(ins: Instr) -> list[str]:

@@ -353,6 +353,32 @@ class LocalOp:
 
 
 @dataclass(frozen=True)
+class Setp:
+    """``setp.CmpOp{.type} p, a, b`` (PTX ISA §9.7.6.2): ``p`` := 1 when ``a CmpOp b``
+    holds, else 0 (cond in eq/ne/lt/le/gt/ge). The dialect has no predicate registers: the
+    predicate is an ordinary register holding 0 or 1 (docs/litmus-format.md §7.2)."""
+
+    cond: str
+    dst: Reg
+    a: Value
+    b: Value
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
+class Selp:
+    """``selp{.type} d, a, b, c`` (PTX ISA §9.7.6.3): ``d`` := ``c ? a : b``, where the
+    predicate ``c`` (a register, or a constant) holds when it is not 0. No branch: the
+    value is chosen, the path does not split."""
+
+    dst: Reg
+    a: Value
+    b: Value
+    c: Value
+    pos: Pos = _pos()
+
+
+@dataclass(frozen=True)
 class Label:
     name: str
     pos: Pos = _pos()
@@ -423,10 +449,10 @@ MultimemInstr = MultimemStore | MultimemRed | MultimemLdReduce
 
 
 PtxInstr = (
-    PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Label | Branch | Goto
-    | PtxAsyncStore | PtxAsyncWait | PtxBulkLoad | PtxBulkStore | PtxBulkCommit | PtxMbarArrive
-    | PtxMbarWait | PtxMbarInit | PtxGridDep | PtxMapa | PtxClusterBarrier | PtxStoreAsync
-    | MultimemStore | MultimemRed | MultimemLdReduce
+    PtxLoad | PtxStore | PtxAtom | PtxRed | PtxFence | PtxBarrier | LocalOp | Setp | Selp | Label
+    | Branch | Goto | PtxAsyncStore | PtxAsyncWait | PtxBulkLoad | PtxBulkStore | PtxBulkCommit
+    | PtxMbarArrive | PtxMbarWait | PtxMbarInit | PtxGridDep | PtxMapa | PtxClusterBarrier
+    | PtxStoreAsync | MultimemStore | MultimemRed | MultimemLdReduce
 )
 
 
@@ -1035,7 +1061,8 @@ def registers_written(thread: Thread) -> frozenset[str]:
                 out.add(ins.src.name.upper())
             if ins.op == "CMPXCHG":
                 out.add("EAX")
-        elif isinstance(ins, (PtxLoad, PtxAtom, LocalOp, GinRead, MultimemLdReduce)):
+        elif isinstance(ins, (PtxLoad, PtxAtom, LocalOp, Setp, Selp, GinRead,
+                              MultimemLdReduce)):
             out.add(ins.dst.name)
     return frozenset(out)
 

@@ -63,7 +63,9 @@ from gdrcheck.litmus.ast import (
     PtxStoreAsync,
     Reg,
     Scope,
+    Selp,
     Sem,
+    Setp,
     ShmemCall,
     SignalSpec,
     StreamWaitValue,
@@ -210,7 +212,8 @@ _REG_RE = re.compile(r"r[0-9]+")
 
 # The first operand of these is a destination register.
 _DEST_MNEMONICS = frozenset(
-    {"ld", "atom", "mov", "add", "sub", "mul", "div", "and", "or", "xor", "suld", "tld", "cold"}
+    {"ld", "atom", "mov", "add", "sub", "mul", "div", "and", "or", "xor", "setp", "selp", "suld",
+     "tld", "cold"}
 )
 _DEST_CALLS = frozenset({"gin.read_signal", "gin.read_counter", "multimem.ld_reduce"})
 
@@ -289,6 +292,28 @@ def _loc(op: Operand, what: str = "a location") -> LocRef:
     if op.kind == "at":
         return LocRef(op.name, op.rank, op.pos)
     _fail(f"expected {what}, found {op.text!r}", op.pos)
+
+
+def _no_float_or_unsigned(cell: Cell, parts: list[str]) -> None:
+    """setp and selp on what the dialect's registers cannot hold: they hold mathematical
+    integers (no floats, no unsigned wrap-around)."""
+    offset = len(parts[0])
+    for q in parts[1:]:
+        qpos = Pos(cell.pos.line, cell.pos.col + offset)
+        offset += len(q) + 1
+        if q in ("f16", "f32", "f64", "ftz") or q in _FLOAT_CMPS:
+            _fail(f"'{cell.mnemonic}': the registers of a litmus test hold integers, not "
+                  f"floats ('.{q}' is not supported)", qpos)
+        if q in ("lo", "ls", "hi", "hs"):
+            _fail(f"'{cell.mnemonic}': the registers of a litmus test hold mathematical "
+                  f"integers, so the unsigned comparison '.{q}' is not supported (write .lt, "
+                  ".le, .gt or .ge)", qpos)
+        if q in ("and", "or", "xor") and parts[0] == "setp":
+            _fail(f"'{cell.mnemonic}': setp with a Boolean operator ('.{q}') is not supported "
+                  "(combine the predicates with and, or, xor)", qpos)
+
+
+_FLOAT_CMPS = frozenset({"equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"})
 
 
 def _value(op: Operand) -> Value:
@@ -434,7 +459,7 @@ MEMBAR_SCOPES: dict[str, Scope] = {"cta": "cta", "gl": "gpu", "sys": "sys"}
 _IGNORED_QUALS = frozenset({"global", "u32", "s32", "b32", "u64", "s64", "b64"})
 _PTX_KNOWN = ("ld, st, suld, sust, tld, ld.const (cold), atom, red, cp.async.bulk, mbarrier, "
               "multimem, fence, membar, bar, barrier, barrier.cluster, mapa, st.async, "
-              "red.async, griddepcontrol, branches, goto and register ops")
+              "red.async, griddepcontrol, branches, goto, setp, selp and register ops")
 # fence.proxy.<kind>: the proxy kinds of the PTX ISA (the membar/fence instruction: .alias,
 # .async{.global|.shared::cta|.shared::cluster}) and of the mixed-proxy paper / Dartagnan's
 # PTX 7.5 tests (.surface, .texture, .constant).
@@ -947,6 +972,27 @@ class _Builder:
         _arity(cell, 2, 2, "mov r, v")
         dst = _reg(cell.operands[0], "a destination register")
         return LocalOp("mov", dst, (_value(cell.operands[1]),), cell.pos)
+
+    def ptx_setp(self, cell: Cell, parts: list[str]) -> Instr:
+        """``setp.CmpOp{.type} p, a, b`` (PTX ISA §9.7.6.2), ``p`` an ordinary register."""
+        _no_float_or_unsigned(cell, parts)
+        q = _qualifiers(cell, parts, {"comparison": tuple(_BRANCHES.values())})
+        if "comparison" not in q:
+            _fail(f"'{cell.mnemonic}' needs a comparison (setp.eq, .ne, .lt, .le, .gt or .ge)",
+                  cell.pos)
+        _arity(cell, 3, 3, f"setp.{q['comparison']} p, a, b")
+        ops = cell.operands
+        dst = _reg(ops[0], "a destination register (the predicate: 1 or 0)")
+        return Setp(q["comparison"], dst, _value(ops[1]), _value(ops[2]), cell.pos)
+
+    def ptx_selp(self, cell: Cell, parts: list[str]) -> Instr:
+        """``selp{.type} d, a, b, c`` (PTX ISA §9.7.6.3): d := c ? a : b."""
+        _no_float_or_unsigned(cell, parts)
+        _qualifiers(cell, parts, {})
+        _arity(cell, 4, 4, "selp d, a, b, c")
+        ops = cell.operands
+        dst = _reg(ops[0], "a destination register")
+        return Selp(dst, _value(ops[1]), _value(ops[2]), _value(ops[3]), cell.pos)
 
     def branch(self, cell: Cell, parts: list[str]) -> Instr:
         _qualifiers(cell, parts, {})

@@ -74,6 +74,8 @@ from gdrcheck.litmus.ast import (
     PtxStoreAsync,
     Reg,
     RegTerm,
+    Selp,
+    Setp,
     SharedDecl,
     ShmemCall,
     SignalDecl,
@@ -297,6 +299,10 @@ def instr(i: Instr) -> str:
             if isinstance(src, Const) or _REG_RE.fullmatch(src.name):
                 return _call("ld", args)
         return _call(i.op, args)
+    if isinstance(i, Setp):
+        return _call(f"setp.{i.cond}", [i.dst.name, value(i.a), value(i.b)])
+    if isinstance(i, Selp):
+        return _call("selp", [i.dst.name, value(i.a), value(i.b), value(i.c)])
     if isinstance(i, Label):
         return f"{i.name}:"
     if isinstance(i, Branch):

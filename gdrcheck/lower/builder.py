@@ -15,11 +15,13 @@ from dataclasses import field
 from gdrcheck.dataclass_cache import dataclass
 from gdrcheck.errors import NOPOS, Pos
 from gdrcheck.lower.program import (
+    NEGATED_CMP,
     BinOp,
     Block,
     CmpExpr,
     Event,
     Expr,
+    Ite,
     Leaf,
     ReadVal,
     Spin,
@@ -31,13 +33,48 @@ from gdrcheck.lower.program import (
 
 
 def simplify(e: Expr) -> Expr:
-    """Fold constant sub-expressions."""
+    """Fold constant sub-expressions. A conditional value whose condition is decided is
+    the value it selects, when the other reads nothing. Nothing a value depends on is
+    dropped (an :class:`Ite` of two equal values stays): the explicit engine finds a
+    value's dependencies in the simplified expression, the z3 engine in ``data``, which
+    is built from the expression as written (herd's syntactic dependencies)."""
     if isinstance(e, BinOp):
         left, right = simplify(e.left), simplify(e.right)
         if isinstance(left, int) and isinstance(right, int):
             return eval_binop(e.op, left, right)
         return BinOp(e.op, left, right)
+    if isinstance(e, Ite):
+        cond = simplify_cmp(e.cond)
+        then, else_ = simplify(e.then), simplify(e.else_)
+        if isinstance(cond, bool):
+            chosen, other = (then, else_) if cond else (else_, then)
+            if not expr_reads(other):
+                return chosen
+            cond = CmpExpr(e.cond.op, simplify(e.cond.left), simplify(e.cond.right))
+        return Ite(cond, then, else_)
     return e
+
+
+def simplify_cmp(c: CmpExpr) -> CmpExpr | bool:
+    """``c`` with its sides simplified, or its outcome when both are constants. A
+    comparison with a constant of a conditional value that selects one of two constants
+    is the value's condition, or its negation, when the two give different outcomes
+    (``setp`` then ``selp``, or a branch on the predicate ``setp`` wrote, tests the
+    comparison ``setp`` made); it reads the same registers."""
+    left, right = simplify(c.left), simplify(c.right)
+    if isinstance(left, int) and isinstance(right, int):
+        return eval_cmp(c.op, left, right)
+    for ite, k, flipped in ((left, right, False), (right, left, True)):
+        if (isinstance(ite, Ite) and isinstance(k, int) and isinstance(ite.then, int)
+                and isinstance(ite.else_, int)):
+            def holds(v: int, k: int = k, flipped: bool = flipped) -> bool:
+                return eval_cmp(c.op, k, v) if flipped else eval_cmp(c.op, v, k)
+
+            yes, no = holds(ite.then), holds(ite.else_)
+            if yes != no:
+                cond = ite.cond
+                return cond if yes else CmpExpr(NEGATED_CMP[cond.op], cond.left, cond.right)
+    return CmpExpr(c.op, left, right)
 
 
 @dataclass
@@ -237,9 +274,10 @@ class PathState:
 
     def fork(self, cond: CmpExpr) -> tuple[PathState, PathState] | bool:
         """Split on ``cond``: a pair (then, else) of states, or the constant outcome."""
-        cond = CmpExpr(cond.op, simplify(cond.left), simplify(cond.right))
-        if isinstance(cond.left, int) and isinstance(cond.right, int):
-            return eval_cmp(cond.op, cond.left, cond.right)
+        simple = simplify_cmp(cond)
+        if isinstance(simple, bool):
+            return simple
+        cond = simple
         b = self.builder
         if self.guard is not None:
             b.guarded_forks.add(self.guard)

@@ -39,7 +39,17 @@ class BinOp:
     right: Expr
 
 
-Expr = int | ReadVal | BinOp
+@dataclass(frozen=True)
+class Ite:
+    """``cond ? then : else_``: a value chosen without a branch (PTX ``selp`` and ``setp``,
+    docs/litmus-format.md §7.2). Its value depends on the reads of all three parts."""
+
+    cond: CmpExpr
+    then: Expr
+    else_: Expr
+
+
+Expr = int | ReadVal | BinOp | Ite
 
 
 @dataclass(frozen=True)
@@ -51,12 +61,19 @@ class CmpExpr:
     right: Expr
 
 
+NEGATED_CMP = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
+"""The comparison that holds exactly when the key does not."""
+
+
 def expr_reads(e: Expr | CmpExpr) -> frozenset[int]:
-    """The read events an expression depends on."""
+    """The read events an expression depends on (of an :class:`Ite`: those of its
+    condition and of both of its values)."""
     if isinstance(e, ReadVal):
         return frozenset({e.eid})
     if isinstance(e, (BinOp, CmpExpr)):
         return expr_reads(e.left) | expr_reads(e.right)
+    if isinstance(e, Ite):
+        return expr_reads(e.cond) | expr_reads(e.then) | expr_reads(e.else_)
     return frozenset()
 
 
@@ -98,7 +115,13 @@ def eval_expr(e: Expr, reads: dict[int, int]) -> int:
         return e
     if isinstance(e, ReadVal):
         return reads[e.eid]
+    if isinstance(e, Ite):
+        return eval_expr(e.then if eval_cond(e.cond, reads) else e.else_, reads)
     return eval_binop(e.op, eval_expr(e.left, reads), eval_expr(e.right, reads))
+
+
+def eval_cond(c: CmpExpr, reads: dict[int, int]) -> bool:
+    return eval_cmp(c.op, eval_expr(c.left, reads), eval_expr(c.right, reads))
 
 
 # --------------------------------------------------------------------------

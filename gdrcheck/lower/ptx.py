@@ -74,7 +74,7 @@ from gdrcheck.errors import UnsupportedError
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus.instructions import ClusterLayout, cluster_layout
 from gdrcheck.lower.builder import PathState, Placement, ProgramBuilder
-from gdrcheck.lower.program import BinOp, CmpExpr, Expr, ReadVal
+from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Ite, ReadVal
 
 SCOPE_TAG = {"cta": "CTA", "cluster": "CLUSTER", "gpu": "GPU", "sys": "SYS"}
 PROXY_TAG = {"generic": None, "surface": "SUR", "texture": "TEX", "constant": "CON"}
@@ -414,6 +414,14 @@ def step(
             st.regs[ins.dst.name] = args[0]
         else:
             st.regs[ins.dst.name] = BinOp(ins.op, args[0], args[1])
+    elif isinstance(ins, A.Setp):  # no branch: the predicate is a value, 1 or 0
+        cond = CmpExpr(COND[ins.cond], value(st, ins.a), value(st, ins.b))
+        st.regs[ins.dst.name] = Ite(cond, 1, 0)
+    elif isinstance(ins, A.Selp):  # no branch: the path goes on whatever c holds
+        # kept as written, like add's BinOp: an event whose value uses it depends on
+        # the reads of a, b and c (syntactic dependencies, as herd's), however it folds
+        pred = CmpExpr("ne", value(st, ins.c), 0)
+        st.regs[ins.dst.name] = Ite(pred, value(st, ins.a), value(st, ins.b))
     elif isinstance(ins, A.Label):
         pass
     elif isinstance(ins, A.Goto):

@@ -120,6 +120,15 @@ def test_ptx_engines_agree(model: str, test: A.Test) -> None:
     run_both(test, model)
 
 
+@pytest.mark.parametrize("model", ["ptx", "sc"])
+@settings(max_examples=max(60, settings().max_examples))
+@given(test=litmus_tests("ptx", ops={"load", "store", "select", "fence"}, **FAST))
+def test_ptx_select_engines_agree(model: str, test: A.Test) -> None:
+    # setp and selp (no branch): both engines evaluate the conditional value the same
+    assert count_events(test) <= MAX_EVENTS
+    run_both(test, model)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["x86tso", "sc"])
 @slow_settings
@@ -200,6 +209,15 @@ def test_strategy_ptx_shape(test: A.Test) -> None:
 @given(test=litmus_tests("ptx", max_threads=2, max_events=6, ops={"load", "atom", "branch"}))
 def test_strategy_ptx_ops(test: A.Test) -> None:
     _check_shape(test, 2, 6, (A.PtxLoad, A.PtxAtom, A.Branch))
+
+
+@given(test=litmus_tests("ptx", max_threads=2, max_events=6, ops={"load", "select"}))
+def test_strategy_ptx_select(test: A.Test) -> None:
+    _check_shape(test, 2, 6, (A.PtxLoad, A.PtxStore, A.Setp, A.Selp))
+    for th in test.threads:  # each selp reads the predicate the setp before it wrote
+        for prev, ins in zip(th.instrs, th.instrs[1:], strict=False):
+            if isinstance(ins, A.Selp):
+                assert isinstance(prev, A.Setp) and ins.c == prev.dst
 
 
 # --------------------------------------------------------------------------

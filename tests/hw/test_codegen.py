@@ -46,6 +46,30 @@ def test_fences_atomics_labels() -> None:
     assert "L1_LC00:;" in src and "goto L1_LC00;" in src
 
 
+SELECT = ("PTX T\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+          " st.relaxed.gpu x, 3 | ld.relaxed.gpu r0, x ;\n"
+          "                     | setp.ge r1, r0, 3 ;\n"
+          "                     | selp r2, r0, 7, r1 ;\n"
+          "                     | st.relaxed.gpu y, r2 ;\n"
+          "exists (y = 7)\n")
+
+
+def test_setp_and_selp_are_c_selections() -> None:
+    # the predicate is an int register of 0 or 1 (docs/litmus-format.md §7.2); nvcc
+    # compiles a C conditional to selp or a branch, as it likes: the values are the same
+    k = generate(parse_litmus(SELECT, "t.litmus"))
+    assert "r_r1 = (r_r0 >= 3) ? 1 : 0;" in k.source
+    assert "r_r2 = (r_r1 != 0) ? r_r0 : 7;" in k.source
+    assert "int r_r1 = 0;" in k.source and "int r_r2 = 0;" in k.source
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+def test_nvcc_compiles_setp_and_selp(tmp_path: Path) -> None:
+    path = tmp_path / "select.litmus"
+    path.write_text(SELECT)
+    assert compile_kernel(path, tmp_path)
+
+
 @pytest.mark.parametrize("text,msg", [
     ("PTX T\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 1 ;\n st.relaxed.sys x, 1 | "
      "ld.relaxed.sys r0, x ;\nexists (1:r0 = 1)\n", "several GPUs"),

@@ -10,6 +10,7 @@ independent of binary32.py) is the oracle of the randomised check."""
 from __future__ import annotations
 
 import random
+import re
 import struct
 from fractions import Fraction
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 import gdrcheck
 from gdrcheck.kernel import KernelError, binary32, load_kernel, make_run
+from gdrcheck.litmus import parse_litmus
 
 F = Fraction
 TWO = F(2)
@@ -119,8 +121,9 @@ __global__ void k(float *out) {
 """)
     kt = load_kernel(src, make_run("k", 1, block=2))
     text = "\n".join(ln.text for ln in kt.rows[1])
-    assert "ble r0, 2" in text or "bgt r0, 2" in text
-    assert "ble r1, 2" in text  # !(w > 2.5): clang's fcmp ule w, 2.5, which is w <= 2
+    # the conjunction is one predicate (setp, and) and one branch on it
+    assert re.search(r"setp\.le r\d+, r0, 2\n", text)
+    assert re.search(r"setp\.le r\d+, r1, 2\n", text)  # !(w > 2.5): fcmp ule w, 2.5: w <= 2
     # w is 0 or 3: !(w > 2.5) fails when w = 3 is read
     assert gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2).verdict == "Allowed"
     only_v = _write(tmp_path, src.read_text().replace(" && !(w > 2.5f)", ""), "v.cu")
@@ -165,9 +168,12 @@ def test_float_operations_on_values_read_are_tables(tmp_path: Path) -> None:
     # outcome where both stores are seen; y[0] = a + b takes 0, 3, 4 or 7
     racy = _write(tmp_path, TABLE.replace("SYNC", "").replace("COND", "s < 4.9f || s > 5.1f"))
     kt = load_kernel(racy, make_run("k", 1, block=2))
-    text = "\n".join(ln.text for ln in kt.rows[1])
-    for w in (0, 3, 4, 7):
-        assert f"mov r2, {w}" in text
+    lines = [ln.text for ln in kt.rows[1]]
+    store = next(k for k, ln in enumerate(lines) if ln.startswith("st.weak y, "))
+    # the table of y[0] is selected without a branch: selp over its four results
+    assert not any(ln[0] == "b" for ln in lines[:store])
+    assert {int(v) for ln in lines[:store] if ln.startswith("selp ")
+            for v in ln.split(", ")[1:3] if v.isdigit()} == {0, 3, 4, 7}
     assert gdrcheck.check_kernel(racy, "k", 1, "ptx75", block=2).verdict == "Allowed"
     # __syncthreads orders both stores before the reads (PTX ISA §9.7.13.1, bar.sync), so
     # s is 25 / 5 = 5 exactly and the sum 7
@@ -234,4 +240,41 @@ def test_a_reduction_in_place_reads_no_later_write_of_its_own_thread(tmp_path: P
     src = _write(tmp_path, REDUCTION)
     kt = load_kernel(src, make_run("k", 1, block=2, args=("hidden_dim=2",), init="init"))
     text = "\n".join(ln.text for ln in kt.rows[0])
-    assert "mov r4, 25" in text and "mov r4, 41" not in text
+    # the table of the sum is selected (selp) from 0, 9, 16 and 25, never 41 (= 25 + 16)
+    chosen = {int(v) for ln in text.splitlines() if ln.startswith("selp ")
+              for v in ln.split(", ")[1:3] if v.lstrip("-").isdigit()}
+    assert chosen == {0, 9, 16, 25}
+
+
+def test_the_reduction_is_checked(tmp_path: Path) -> None:
+    # the tables are selections (setp/selp), not branches: the two threads lower to a few
+    # events and the check answers at once (it did not finish in 10 minutes as branches).
+    # bar.sync makes the threads' earlier accesses performed with respect to each other
+    # (PTX ISA §9.7.13.1; ASPLOS'19 Fig. 7: bar.sync is a synchronisation in 'cause'), so
+    # thread 0 reads 9 and 16 and the mean is 12.5: the assert (!= 12.5) fails in every
+    # execution, and its negation holds in every one
+    src = _write(tmp_path, REDUCTION)
+    args = ("hidden_dim=2",)
+    kt = load_kernel(src, make_run("k", 1, block=2, args=args, init="init"))
+    assert sum(1 for th in kt.rows for ln in th if ln.text.startswith(("ld.", "st."))) == 8
+    assert not any(ln.text.startswith("b") and not ln.text.startswith("bar.")
+                   for ln in kt.rows[0][:-3])  # one branch: the assert's, at the end
+    res = gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2, args={"hidden_dim": [2]},
+                                init="init")
+    assert res.verdict == "Allowed"
+    # what --emit-litmus prints parses back to the same test, with the same verdict
+    again = parse_litmus(kt.text, "red.litmus")
+    assert again == kt.test and gdrcheck.check(again, "ptx75").verdict == "Allowed"
+    holds = _write(tmp_path, REDUCTION.replace("!= 12.5f", "== 12.5f"), "h.cu")
+    res = gdrcheck.check_kernel(holds, "k", 1, "ptx75", block=2, args={"hidden_dim": [2]},
+                                init="init")
+    assert res.verdict == "Forbidden"
+    # without the barrier after the first stores, thread 0 may read its partner's slot
+    # before the partner's store (weak accesses of two threads, unordered): a mean of 4.5
+    # (9 / 2) or 8 (16 / 2) can be seen
+    racy = _write(tmp_path, REDUCTION.replace("!= 12.5f", "== 12.5f").replace(
+        "  reduction_buffer[threadIdx.x] = thread_sum;\n  __syncthreads();",
+        "  reduction_buffer[threadIdx.x] = thread_sum;"), "r.cu")
+    res = gdrcheck.check_kernel(racy, "k", 1, "ptx75", block=2, args={"hidden_dim": [2]},
+                                init="init")
+    assert res.verdict == "Allowed"

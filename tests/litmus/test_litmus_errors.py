@@ -46,7 +46,7 @@ CASES = [
     (ptx("st.weak x, 1", "foo.bar r0, x"), "4:17",
      "unknown instruction 'foo.bar' (PTX tests support ld, st, suld, sust, tld, ld.const (cold), "
      "atom, red, cp.async.bulk, mbarrier, multimem, fence, membar, bar, barrier, barrier.cluster, "
-     "mapa, st.async, red.async, griddepcontrol, branches, goto and register ops)"),
+     "mapa, st.async, red.async, griddepcontrol, branches, goto, setp, selp and register ops)"),
     (ptx("st.weak x, 1", "ld.acquire r0, x"), "4:17",
      "strong operation 'ld.acquire' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("st.release x, 1"), "4:2",
@@ -56,6 +56,27 @@ CASES = [
     (ptx("red.add x, 1"), "4:2",
      "strong operation 'red.add' needs a scope (.cta, .cluster, .gpu or .sys)"),
     (ptx("fence.sc"), "4:2", "'fence.sc' needs a scope (.cta, .cluster, .gpu or .sys)"),
+    # setp and selp (PTX ISA §9.7.6.2, §9.7.6.3) on the dialect's integer registers
+    (ptx("setp r1, r0, 3"), "4:2",
+     "'setp' needs a comparison (setp.eq, .ne, .lt, .le, .gt or .ge)"),
+    (ptx("setp.lo.u32 r1, r0, 3"), "4:6",
+     "'setp.lo.u32': the registers of a litmus test hold mathematical integers, so the "
+     "unsigned comparison '.lo' is not supported (write .lt, .le, .gt or .ge)"),
+    (ptx("setp.lt.f32 r1, r0, 3"), "4:9",
+     "'setp.lt.f32': the registers of a litmus test hold integers, not floats ('.f32' is not "
+     "supported)"),
+    (ptx("setp.eq.and.s32 r1, r0, 3, r2"), "4:9",
+     "'setp.eq.and.s32': setp with a Boolean operator ('.and') is not supported (combine the "
+     "predicates with and, or, xor)"),
+    (ptx("setp.eq.lt r1, r0, 3"), "4:9",
+     "'setp.eq.lt' has two comparison qualifiers ('.eq' and '.lt')"),
+    (ptx("setp.eq r1, r0"), "4:2", "'setp.eq' takes 3 operands (setp.eq p, a, b), found 2"),
+    (ptx("setp.eq 1, r0, 2"), "4:10",
+     "expected a destination register (the predicate: 1 or 0), found '1'"),
+    (ptx("selp.s32 r1, r0, 3"), "4:2", "'selp.s32' takes 4 operands (selp d, a, b, c), found 3"),
+    (ptx("selp.gt r1, r0, 3, r2"), "4:6",
+     "unknown qualifier '.gt' in 'selp.gt' (selp takes none)"),
+    (ptx("selp r1, x@1, 3, r2"), "4:11", "expected a register or an integer, found 'x@1'"),
     (ptx("ld.weak.gpu r1, x"), "4:2", "'ld.weak.gpu': a .weak operation takes no scope"),
     (ptx("ld.gpu r1, x"), "4:2", "'ld.gpu': a scope needs a strong semantics (.relaxed, .acquire)"),
     (ptx("ld.foo.gpu r1, x"), "4:4",

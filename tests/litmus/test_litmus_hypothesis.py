@@ -52,6 +52,8 @@ from gdrcheck.litmus.ast import (
     Quantifier,
     Reg,
     RegTerm,
+    Selp,
+    Setp,
     ShmemCall,
     SignalDecl,
     SignalSpec,
@@ -114,7 +116,7 @@ def ptx_instr(draw: st.DrawFn, gin: bool) -> Instr:
     loc = locs(gin)
     value = ints.map(Const) | ptx_regs
     scope = st.sampled_from(SCOPES)
-    kind = draw(st.integers(min_value=0, max_value=12))
+    kind = draw(st.integers(min_value=0, max_value=14))
     if kind == 0:
         sem = draw(st.sampled_from(["weak", "volatile", "relaxed", "acquire"]))
         sc = draw(scope) if sem in ("relaxed", "acquire") else None
@@ -152,6 +154,11 @@ def ptx_instr(draw: st.DrawFn, gin: bool) -> Instr:
         return Goto(END)
     if kind == 10:
         return Label(draw(st.sampled_from(["LC00", "LC01", "L2"])))
+    if kind == 13:
+        cond = draw(st.sampled_from(["eq", "ne", "lt", "gt", "le", "ge"]))
+        return Setp(cond, draw(ptx_regs), draw(value), draw(value))
+    if kind == 14:
+        return Selp(draw(ptx_regs), draw(value), draw(value), draw(value))
     if gin:
         return draw(gin_instr())
     return PtxFence("sc", draw(scope))

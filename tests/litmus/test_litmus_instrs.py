@@ -30,6 +30,8 @@ from gdrcheck.litmus.ast import (
     PtxRed,
     PtxStore,
     Reg,
+    Selp,
+    Setp,
     ShmemCall,
     SignalSpec,
     X86Locked,
@@ -158,6 +160,15 @@ PTX_CASES = [
     ("and r1, r2, 1", LocalOp("and", Reg("r1"), (Reg("r2"), Const(1)))),
     ("or r1, r2, 1", LocalOp("or", Reg("r1"), (Reg("r2"), Const(1)))),
     ("xor r1, r2, 1", LocalOp("xor", Reg("r1"), (Reg("r2"), Const(1)))),
+    # PTX ISA §9.7.6.2 setp.CmpOp.type p, a, b and §9.7.6.3 selp.type d, a, b, c; the
+    # predicate is an ordinary register, the integer types are accepted and dropped
+    ("setp.eq r1, r2, 3", Setp("eq", Reg("r1"), Reg("r2"), Const(3))),
+    ("setp.lt.s32 r1, 0, r2", Setp("lt", Reg("r1"), Const(0), Reg("r2"))),
+    ("setp.ge.u64 p, r1, r2", Setp("ge", Reg("p"), Reg("r1"), Reg("r2"))),
+    ("setp.ne.b32 r1, r1, -1", Setp("ne", Reg("r1"), Reg("r1"), Const(-1))),
+    ("selp r1, 9, 16, r2", Selp(Reg("r1"), Const(9), Const(16), Reg("r2"))),
+    ("selp.s32 r1, r3, r4, r2", Selp(Reg("r1"), Reg("r3"), Reg("r4"), Reg("r2"))),
+    ("selp.u32 r1, r3, 0, 1", Selp(Reg("r1"), Reg("r3"), Const(0), Const(1))),
 ]
 
 
