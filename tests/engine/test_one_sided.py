@@ -1,10 +1,11 @@
-"""One-sided closures (gdrcheck/cat/polarity.py, SymbolicBackend.closure): the z3 engine
-with and without them gives the same verdict, the same flags and the same
-positive/negative answers on every library test of the GIN, PTX 7.5 (mbarriers, TMA, clusters),
-NVSHMEM and LSA folders under each model its Expect= line names (and a rejected outcome
-is rejected by some axioms in both). The expected verdicts
-themselves are checked against their sources elsewhere (tests/test_library.py); this
-is the law that the encoding keeps the consistent executions."""
+"""One-sided closures (gdrcheck/cat/polarity.py, SymbolicBackend.closure) and demanded
+pairs (gdrcheck/cat/demand.py): the z3 engine with and without them gives the same
+verdict, the same flags and the same positive/negative answers on every library test of
+the GIN, PTX 7.5 (mbarriers, TMA, clusters), NVSHMEM, LSA and hang folders under each
+model its Expect= line names (and a rejected outcome is rejected by some axioms in both).
+The expected verdicts themselves are checked against their sources elsewhere
+(tests/test_library.py); this is the law that the encoding keeps the consistent
+executions."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def test_one_sided_closures_keep_every_answer(path: Path, model: str,
     test = parse_litmus(path.read_text(), str(path))
     _, loaded, chosen = prepare(test, model, variants)
     prog = lower(test)
-    got = [SmtEngine(timeout=60, one_sided=flag).run(prog, loaded.stmts, chosen, test, model)
+    got = [SmtEngine(timeout=60, one_sided=flag, demand=flag).run(prog, loaded.stmts, chosen,
+                                                                 test, model)
            for flag in (True, False)]
     one, exact = got
     assert exact.verdict.name != "UNKNOWN", exact.reason
