@@ -313,6 +313,7 @@ class Deriver:
         self._val: dict[tuple[int, int], Value] = {}
         self._memo: dict[tuple[int, int, int, int], Path] = {}
         self._active: set[int] = set()
+        self._unfolding: list[str] = []  # the names whose definitions are being derived
         self._step_trace: dict[tuple[int, int, str], BindingTrace] = {}
 
     # -- values -----------------------------------------------------------
@@ -402,17 +403,24 @@ class Deriver:
             if t is None or self.is_step(t) or id(t) in self._active:
                 return (self.atom(e.name, t, a, b),)
             self._active.add(id(t))
+            self._unfolding.append(e.name)
             try:
                 return self.derive(t.binding.expr, t.env, a, b)
             finally:
                 self._active.discard(id(t))
+                self._unfolding.pop()
         if isinstance(e, C.Bracket):
             return () if a == b else None
         if isinstance(e, C.Binary):
             if e.op in ("|", "++"):
                 opts = [self.derive(x, env, a, b) for x in (e.left, e.right)
                         if self._has(x, env, a, b)]
-                return min(opts, key=len) if opts else None
+                # an earlier binding of the name being derived, taken whole (ptx75-cause.cat's
+                # last ppcb gives back the first's pairs between generic operations), is
+                # the answer only when no other alternative derives the pair
+                told = [p for p in opts
+                        if not (len(p) == 1 and p[0].relation in self._unfolding)]
+                return min(told or opts, key=len) if opts else None
             if e.op == ";":
                 left, right = self._rel(e.left, env), self._rel(e.right, env)
                 best: Path | None = None

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import z3
+
+    from gdrcheck.cat.demand import Demands
 else:
     from gdrcheck.lazy import z3  # imported on first use (a fast start)
 
@@ -42,8 +44,12 @@ from gdrcheck.errors import CatError, Pos
 class Backend(Protocol):
     """What the interpreter needs from an engine."""
 
-    def closure(self, r: RelV) -> RelV:
-        """The transitive closure r+."""
+    def closure(self, r: RelV, exact: bool = True,
+                sources: frozenset[int] | None = None) -> RelV:
+        """The transitive closure r+; ``exact=False``: a relation that contains r+ and may
+        be larger, where every use of it is antitone (gdrcheck/cat/polarity.py);
+        ``sources``: only its pairs from these events are needed (gdrcheck/cat/demand.py;
+        None: all)."""
         ...
 
     def letrec(self, names: Sequence[str], evaluate: Any, key: int | None = None) -> list[RelV]:
@@ -188,6 +194,20 @@ def seq(a: RelV, b: RelV, tick: Tick | None = None) -> RelV:
     return RelV(out)
 
 
+def restrict(v: SetV | RelV, d: tuple[frozenset[int] | None, frozenset[int] | None]
+             ) -> SetV | RelV:
+    """``v`` less what a demand (gdrcheck/cat/demand.py) leaves out: a relation's pairs
+    outside sources x targets, a set's elements outside both."""
+    src, dst = d
+    if isinstance(v, RelV):
+        return RelV({(a, b): f for (a, b), f in v.m.items()
+                     if (src is None or a in src) and (dst is None or b in dst)})
+    keep = None if src is None or dst is None else src | dst
+    if keep is None:
+        return v
+    return SetV({x: f for x, f in v.m.items() if x in keep})
+
+
 def cart(a: SetV, b: SetV, tick: Tick | None = None) -> RelV:
     poll = tick or _nothing
     m: dict[Pair, Formula] = {}
@@ -252,8 +272,12 @@ class Interpreter:
         symbolic_variants: Mapping[str, z3.BoolRef] | None = None,
         record: bool = False,
         tick: Callable[[], None] | None = None,
+        one_sided: frozenset[int] = frozenset(),
+        demands: Demands | None = None,
     ) -> None:
         self.base = base
+        self.one_sided = one_sided  # closure nodes (ids) that may be one-sided: polarity.py
+        self.demands = demands  # the pairs each binding and closure must keep: demand.py
         self.backend = backend
         self.variants = variants
         self.path_of = path_of  # Stmt -> (path, source), for error messages
@@ -419,6 +443,9 @@ class Interpreter:
             return FunV(b.name, b.params, b.expr, dict(env))  # herd: closures capture
         v = self.eval(b.expr, env)
         if isinstance(v, (SetV, RelV)):
+            d = self.demands.bindings.get(id(b)) if self.demands is not None else None
+            if d is not None:
+                v = restrict(v, d)
             return self.backend.name(v, b.name)
         return v
 
@@ -504,10 +531,13 @@ class Interpreter:
                 raise self._err(f"'{e.op}' needs a relation", e.pos, self._current)
             if e.op == "^-1":
                 return inverse(r)
-            if e.op == "+":
-                return self.backend.closure(r)
-            if e.op == "*":
-                return union(self.backend.closure(r), ident(env["_"]), self.tick)
+            if e.op in ("+", "*"):
+                d = self.demands.closures.get(id(e)) if self.demands is not None else None
+                t = self.backend.closure(r, exact=id(e) not in self.one_sided,
+                                         sources=None if d is None else d[0])
+                if d is not None:
+                    t = restrict(t, d)  # type: ignore[assignment]
+                return t if e.op == "+" else union(t, ident(env["_"]), self.tick)
             if e.op == "?":
                 return union(r, ident(env["_"]), self.tick)
         if isinstance(e, C.Bracket):

@@ -35,15 +35,19 @@ from gdrcheck.engine.graphs import is_acyclic, strongly_connected_components
 
 
 def concrete_closure(pairs: set[Pair] | dict[Pair, Formula],
-                     tick: Callable[[], None] | None = None) -> set[Pair]:
+                     tick: Callable[[], None] | None = None,
+                     sources: frozenset[int] | None = None) -> set[Pair]:
     """r+ of a graph given by its edges: a search from each node (``tick``, a time
-    limit's poll, is called every few hundred steps of the searches)."""
+    limit's poll, is called every few hundred steps of the searches); ``sources``: from
+    these nodes only."""
     succ: dict[int, set[int]] = {}
     for a, b in pairs:
         succ.setdefault(a, set()).add(b)
     out: set[Pair] = set()
     work = 0
     for start in succ:
+        if sources is not None and start not in sources:
+            continue
         seen: set[int] = set()
         stack = list(succ[start])
         while stack:
@@ -62,7 +66,8 @@ def concrete_closure(pairs: set[Pair] | dict[Pair, Formula],
 
 
 class ConcreteBackend:
-    def closure(self, r: RelV) -> RelV:
+    def closure(self, r: RelV, exact: bool = True,
+                sources: frozenset[int] | None = None) -> RelV:
         return RelV(dict.fromkeys(concrete_closure(r.m), True))  # type: ignore[arg-type]
 
     def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]],
@@ -127,7 +132,7 @@ class SymbolicBackend:
         self._n = itertools.count()
         self._tick = tick  # called now and then in long loops: raises when time is up
         self._lemmas: Lemmas = lemmas or {}
-        self._closures: dict[tuple[object, ...], RelV] = {}
+        self._closures: dict[tuple[tuple[object, ...], bool, frozenset[int] | None], RelV] = {}
 
     def _every(self, i: int, n: int = 16) -> None:
         if self._tick is not None and i % n == 0:
@@ -153,24 +158,33 @@ class SymbolicBackend:
             return type(v)(m)  # type: ignore[arg-type]
         return v
 
-    def closure(self, r: RelV) -> RelV:
+    def closure(self, r: RelV, exact: bool = True,
+                sources: frozenset[int] | None = None) -> RelV:
         if r.is_concrete():
             return ConcreteBackend().closure(r)
         # the same relation closed twice (a model that spells one closure in two
         # definitions: ptx75-cause.cat's cause-base and ppcb-generic) is encoded once; z3
-        # shares structurally equal terms, so equal formulas have equal ids
+        # shares structurally equal terms, so equal formulas have equal ids. An exact
+        # closure serves a one-sided request too, not the other way round.
         key = tuple(sorted((p, True if f is True else z3.BoolRef.get_id(f))  # type: ignore[arg-type]
                            for p, f in r.m.items()))
-        known = self._closures.get(key)
-        if known is not None:
-            return known
-        out = self._closure(r)
-        self._closures[key] = out
+        for ex in (True, False) if not exact else (True,):
+            for src in (sources, None) if sources is not None else (None,):
+                known = self._closures.get((key, ex, src))
+                if known is not None:
+                    return known
+        out = self._closure(r, exact, sources)
+        self._closures[(key, exact, sources)] = out
         return out
 
-    def _closure(self, r: RelV) -> RelV:
+    def _closure(self, r: RelV, exact: bool = True,
+                 sources: frozenset[int] | None = None) -> RelV:
+        """r+ as a least fixpoint; ``exact=False``: the closure direction alone (the body
+        implies the pair), for a closure whose every use is antitone
+        (gdrcheck/cat/polarity.py): no ranks, no justification. ``sources``: its pairs
+        from these events only (each pair's body refers to pairs of the same source)."""
         certain = concrete_closure({k for k, f in r.m.items() if f is True}, self._tick)
-        may = concrete_closure(r.m, self._tick)
+        may = concrete_closure(r.m, self._tick, sources)
         acyclic = is_acyclic(r.m, self._tick)
         t: dict[Pair, Formula] = {}
         for p in may:
@@ -190,6 +204,9 @@ class SymbolicBackend:
             body_terms: list[Formula] = [] if direct is None else [direct]
             body_terms += [f_and(tac, f) for tac, f, _ in steps]
             body = to_z3(f_or(body_terms)) if body_terms else z3.BoolVal(False)
+            if not exact:
+                self.defs.append(z3.Implies(body, v))
+                continue
             if acyclic:
                 self.defs.append(v == body)
                 continue

@@ -23,8 +23,10 @@ from typing import Any
 import z3
 
 from gdrcheck.cat import ast as C
+from gdrcheck.cat.demand import demands
 from gdrcheck.cat.interp import CheckResult, Interpreter, union
-from gdrcheck.cat.values import Formula, Pair, RelV, f_and, f_and_all, to_z3
+from gdrcheck.cat.polarity import one_sided_closures
+from gdrcheck.cat.values import Formula, Pair, RelV, SetV, f_and, f_and_all, to_z3
 from gdrcheck.engine.backends import SymbolicBackend
 from gdrcheck.engine.base import Frame, base_env, selector_var, static_env, when
 from gdrcheck.engine.chains import RmwChain, rmw_chains
@@ -47,8 +49,10 @@ def _z3_binop(op: str, a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
         return a - b
     if op == "mul":
         return a * b
-    if op == "div":
-        return z3.If(b == 0, 0, a / b)
+    if op == "div":  # rounded toward zero, as eval_binop (z3's own division floors)
+        pa, pb = z3.If(a >= 0, a, -a), z3.If(b >= 0, b, -b)
+        q = pa / pb
+        return z3.If(b == 0, 0, z3.If((a >= 0) == (b >= 0), q, -q))
     if op == "min":
         return z3.If(a <= b, a, b)
     if op == "max":
@@ -442,11 +446,16 @@ class Query:
     inert for this test)."""
 
 
+def _empty_names(env: dict[str, Any]) -> frozenset[str]:
+    """The built-in sets and relations with no pair or element in any execution."""
+    return frozenset(k for k, v in env.items() if isinstance(v, (SetV, RelV)) and not v.m)
+
+
 def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str],
                 test: A.Test, path_of: Any = None,
                 variant_vars: dict[str, z3.BoolRef] | None = None,
                 deadline: Deadline = NO_DEADLINE, prune: bool = False,
-                chains: bool = True) -> Query:
+                chains: bool = True, one_sided: bool = True, demand: bool = True) -> Query:
     """Encode ``test`` under the model ``stmts``. ``variant_vars`` (gdrcheck sweep)
     leaves those variants free: z3 Booleans instead of fixed choices (the cat
     interpreter's symbolic-variant mode); a check inside an ``if`` then applies only
@@ -455,7 +464,10 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     fixpoint round, each check). ``prune``: leave out the candidates that the model's
     acyclicity axioms rule out at once (:func:`encode_candidates`); not with
     ``variant_vars``, and not where every candidate matters (explain looks for
-    candidates that fail each axiom)."""
+    candidates that fail each axiom). ``one_sided``: the closures that reach only
+    antitone uses are encoded in the closure direction alone (gdrcheck/cat/polarity.py:
+    the consistent executions are the same). ``demand``: each relation keeps only the pairs
+    that can reach a check (gdrcheck/cat/demand.py: every check's formula is the same)."""
     model = (stmts, variants) if prune and variant_vars is None else None
     enc = encode_candidates(prog, model, deadline.tick, chains)
     deadline.tick()
@@ -463,7 +475,10 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     env = base_env(enc.frame, deadline.tick, enc.static)
     deadline.tick()
     ev = Interpreter(env, backend, variants, path_of, symbolic_variants=variant_vars,
-                     tick=deadline.tick).run(stmts)
+                     tick=deadline.tick,
+                     one_sided=one_sided_closures(stmts, _empty_names(env)) if one_sided
+                     else frozenset(),
+                     demands=demands(stmts, env) if demand else None).run(stmts)
     enc.constraints.extend(backend.defs)
     backend.defs = []
     # deadlock freedom: no barrier waits for an arrival that comes after it
@@ -509,8 +524,16 @@ class SmtEngine:
     name = "smt"
 
     def __init__(self, timeout: float | None = None, prune: bool = True,
-                 chains: bool = True) -> None:
+                 chains: bool = True, one_sided: bool = True, demand: bool = True) -> None:
         self.timeout = timeout
+        self.demand = demand
+        """Keep of each relation only the pairs that can reach a check
+        (gdrcheck/cat/demand.py); off only to measure what that saves, and to check that
+        the verdicts are the same."""
+        self.one_sided = one_sided
+        """Encode the closures that only antitone uses reach in the closure direction
+        alone (gdrcheck/cat/polarity.py); off only to measure what that saves, and to check
+        that the verdicts are the same."""
         self.prune = prune
         """Leave out the candidates the model's acyclicity axioms rule out at once
         (gdrcheck/engine/implied.py); off only to measure what that saves."""
@@ -538,14 +561,20 @@ class SmtEngine:
         try:
             deadline.tick()
             q = build_query(prog, stmts, variants, test, path_of, deadline=deadline,
-                            prune=self.prune, chains=self.chains)
+                            prune=self.prune, chains=self.chains, one_sided=self.one_sided,
+                            demand=self.demand)
         except Expired:
             return finish("timeout while encoding")
         s = query_solver(q)
         lits = list(q.axiom_lits.values())
 
-        # flags (Undefined takes precedence)
-        for name, term in q.flag_terms.items():
+        # flags (Undefined takes precedence): one query asks whether any flag can fire;
+        # only when one can is each asked alone (the usual answer, none, costs one call)
+        some_flag = (deadline.check(s, *lits, z3.Or(list(q.flag_terms.values())))
+                     if q.flag_terms else z3.unsat)
+        if some_flag == z3.unknown:
+            return finish(deadline.why(s))
+        for name, term in q.flag_terms.items() if some_flag == z3.sat else ():
             a = deadline.check(s, *lits, term)
             if a == z3.unknown:
                 return finish(deadline.why(s))

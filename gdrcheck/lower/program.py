@@ -84,8 +84,11 @@ def eval_binop(op: str, a: int, b: int) -> int:
         return a - b
     if op == "mul":
         return a * b
-    if op == "div":
-        return 0 if b == 0 else int(a / b)
+    if op == "div":  # PTX div.s32 and C: the quotient rounded toward zero; 0 for b = 0
+        if b == 0:
+            return 0
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
     if op == "and":
         return a & b
     if op == "or":
