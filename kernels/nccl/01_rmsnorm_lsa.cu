@@ -14,7 +14,9 @@
 // --unroll 1: the only loops on values read are the barrier's spins (docs/kernels.md).
 // The configuration: 2 ranks on one node, one CTA of one thread (main's launch is
 // tokens_per_gpu CTAs of 256 threads), sequence_length 2 (one token a rank), hidden_dim 1,
-// eps = 1e-6 (main.cu:141).
+// eps 1 (main.cu:141 passes 1e-6: with one dimension x * rsqrt(x^2 + 1e-6) is 1 within the
+// tolerance whatever the sum x, so a wrong sum would pass the check; with eps 1 it is
+// x / sqrt(x^2 + 1), which tells the sums apart: 5 (both ranks), 2 or 3 (one)).
 // gdrcheck: --kernel RMSNormLSA --ranks 2 --nodes 0,0 --grid 1 --block 1 \
 //   --arg sequence_length=2 --arg hidden_dim=1 --arg eps=1 \
 //   --init host_init --check host_check --host-order stream --unroll 1 \
