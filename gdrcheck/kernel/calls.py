@@ -245,10 +245,10 @@ def _float_asm(th: ThreadExtractor, fr: Frame, ins: Instr, body: str, constraint
     kind, quals, add, operands = m.groups()
     ops = [o.strip() for o in operands.split(",")]
     if kind == "ld_reduce" and (add is None or constraints[:2] != ["=f", "l"]
-                                or ops != ["%0", "[%1]"]):
+                                or ops != ["$0", "[$1]"]):
         raise th.ex.error(pos, "multimem.ld_reduce of floats: expected "
                           "'multimem.ld_reduce.global.add.f32 %0, [%1];' with \"=f\", \"l\"")
-    if kind == "st" and (constraints[:2] != ["l", "f"] or ops != ["[%0]", "%1"]):
+    if kind == "st" and (constraints[:2] != ["l", "f"] or ops != ["[$0]", "$1"]):
         raise th.ex.error(pos, "multimem.st of a float: expected "
                           "'multimem.st.global.b32 [%0], %1;' with \"l\", \"f\"")
     p = th.value(fr, ins.args[0], ins)

@@ -316,7 +316,7 @@ __device__ void host_init(ncclWindow_t window, ncclDevComm devComm,
 }
 
 // gdrcheck-host: main.cu:258-278, after cudaStreamSynchronize the reference of every rank's
-// data (rms_norm_generate) against the rank's copy of the window (verify_results); main.cu:302
+// data (rms_norm_generate) against the rank's copy of the window (verify_results); main.cu:303
 // reports FAILED when it is false
 __device__ void host_check(ncclWindow_t window, ncclDevComm devComm,
                            const int sequence_length, const int hidden_dim, const float eps) {
