@@ -855,8 +855,11 @@ def _gin_put(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> V
                           "only its own put, R-GIN-4): give a count of one element")
     for k, (d, sr) in enumerate(zip(dests, srcs, strict=True)):
         dsize = th.ex.elem_size(d.base, 1, ins.pos)
-        text = (f"gin.put {ctx}, {th.loc(d, dsize, ins.pos, peer)}, "
-                f"{th.loc(sr, th.ex.elem_size(sr.base, 1, ins.pos), ins.pos)}")
+        # a put copies bytes: its buffers take the kind their other accesses give
+        dloc = th.loc(d, dsize, ins.pos, peer, is_float=None)
+        sloc = th.loc(sr, th.ex.elem_size(sr.base, 1, ins.pos), ins.pos, is_float=None)
+        th.float_copy(dloc, sloc, ins.pos)
+        text = f"gin.put {ctx}, {dloc}, {sloc}"
         if action is not None and k == len(dests) - 1:
             text += f", {action[0]}={action[1]}"
         th.emit(text, ins.pos, _api(ins))

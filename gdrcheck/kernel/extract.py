@@ -233,12 +233,14 @@ class ThreadExtractor:
         self.code.lines.append(Line(text, pos, what))
 
     def loc(self, p: Ptr, size: int, pos: SrcPos | None, rank: int | None = None,
-            is_float: bool = False) -> str:
+            is_float: bool | None = False) -> str:
         """The placeholder of the location ``p`` points to (``size``-byte access; a ``float``
-        load or store when ``is_float``); with ``rank``, the remote operand of a one-sided
+        load or store when ``is_float``, None for a copy of bytes, a put, which takes its
+        buffers' kind); with ``rank``, the remote operand of a one-sided
         call on that rank (named ``x@rank`` even on the thread's own rank: a put to oneself
         is meant, not a missing ``@rank``, lint L001)."""
-        kind = self.ex.float_kind.setdefault(p.base, is_float)
+        kind = (self.ex.float_kind.setdefault(p.base, is_float) if is_float is not None
+                else is_float)
         if kind != is_float:
             raise self.ex.error(pos, f"{p.base} is accessed both as float and as integer "
                                 "data (a float location holds the float's value, not its "
@@ -659,6 +661,8 @@ class ThreadExtractor:
         bits = ins.bits
         if isinstance(a, int) and isinstance(b, int):
             return _concrete(op, a, b, bits, pos, self.ex)
+        if a == 0 and op in ("urem", "srem") and b == Opaque(GIN_CONTEXT_COUNT):
+            return 0  # 0 % n for the count n >= 1 (NCCL makes at least one GIN context)
         if isinstance(a, Ptr) or isinstance(b, Ptr):
             raise self.ex.error(pos, "arithmetic on a pointer as an integer")
         sa = _litmus_int(self.scalar(a, pos, "arithmetic"), bits)
@@ -958,9 +962,11 @@ class ThreadExtractor:
         return sorted({0} | {v for who, n, v in self.ex.float_known.get(where, ())
                              if who != me or n < self.float_seq})
 
-    def comm_field(self, p: Ptr, ins: Instr) -> int:
+    def comm_field(self, p: Ptr, ins: Instr) -> Value:
         """A field of the NCCL communicator, from the configuration (gdrcheck/kernel/nccl.py)."""
         cfg = self.ex.config
+        if p.offset == GIN_CONTEXT_COUNT_OFFSET and ins.bits == 32:
+            return Opaque(GIN_CONTEXT_COUNT)
         nodes = [cfg.node_of(r) for r in range(cfg.ranks)]
         value = dev_comm_field(p.offset, nodes, p.rank, ins.bits)
         if value is None:
@@ -1050,6 +1056,18 @@ class ThreadExtractor:
             mem.pop(p.offset + k, None)
             mem[p.offset + k] = (1, 0)
 
+    def float_copy(self, dst: str, src: str, pos: SrcPos | None) -> None:
+        """A put's copy of ``src`` into ``dst`` (placeholders): ``dst`` may then hold any value
+        ``src`` may hold, at any time (the NIC reads the source after the put is posted, in
+        no order with the thread's later accesses). Both buffers must be of one kind
+        (checked when every access is known, ``Extractor.extract``)."""
+        src_base, dst_base = src.split(":")[1], dst.split(":")[1]
+        self.ex.copies.append((src_base, dst_base, pos))
+        values = {0} | {v for _, _, v in self.ex.float_known.get(src.removesuffix(":r}") + "}"
+                                                                 if src.endswith(":r}") else src,
+                                                                 ())}
+        self.record_float(dst.removesuffix(":r}") + "}" if dst.endswith(":r}") else dst, values)
+
     def float_who(self) -> tuple[str, int]:
         return (self.host or "kernel", self.code.index)
 
@@ -1109,6 +1127,7 @@ class Extractor:
         self.float_known = float_known or {}  # float location -> the values it may hold
         self.float_stored: dict[str, set[FloatWrite]] = {}  # float location -> writes
         self.indices: dict[str, set[int]] = {}
+        self.copies: list[tuple[str, str, SrcPos | None]] = []  # puts: (source, destination)
         self.asserts: list[AssertSite] = []
         self.init_values: dict[tuple[str, int, int], int] = {}
         self.host_failures: list[HostFailure] = []
@@ -1183,6 +1202,12 @@ class Extractor:
                                    self.host_env(cfg.check, rank))
                             th.stream_host = None
                     threads.append(code)
+        for src, dst, pos in self.copies:
+            kinds = {self.float_kind.get(b) for b in (src, dst)} - {None}
+            if len(kinds) > 1:
+                raise self.error(pos, f"a put from {src} into {dst}: one holds floats and the "
+                                 "other integers (a float location holds the float's code, "
+                                 "not its encoding, docs/kernels.md)")
         for code in threads:
             code.lines = _drop_unused_labels(code.lines)
         return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
@@ -1266,6 +1291,9 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
 # Helpers
 # --------------------------------------------------------------------------
 
+GIN_CONTEXT_COUNT_OFFSET = 80  # ncclDevComm.ginContextCount in gdrcheck's nccl_device.h
+GIN_CONTEXT_COUNT = ("ncclDevComm.ginContextCount (the number of GIN contexts, not in the "
+                     "configuration: only 0 % it, CTA 0's context, is known)")
 LOCAL = "%local:"  # the base of a host function's local array (no buffer has this name)
 
 # a float write: (the thread, host or kernel, and its index), its place among the thread's

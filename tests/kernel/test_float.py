@@ -180,7 +180,7 @@ def test_float_operations_on_values_read_are_tables(tmp_path: Path) -> None:
     # the codes of its four results (binary32.encode: 2 is itself, 1.5 = 0x3FC00000 and
     # 3.5 = 0x40600000 are 2^32 + their encodings)
     assert not any(ln[0] == "b" for ln in lines[:store])
-    assert "add r5, r0, r1" in lines
+    assert any(re.fullmatch(r"add r\d+, r0, r1", ln) for ln in lines)
     chosen = {int(v) for ln in lines[:store] if ln.startswith(("selp ", "mov "))
               for v in ln.split(", ")[1:3] if v.isdigit()}
     assert chosen == {0, 2, 2 ** 32 + 0x3FC00000, 2 ** 32 + 0x40600000}
@@ -250,10 +250,11 @@ def test_a_reduction_in_place_reads_no_later_write_of_its_own_thread(tmp_path: P
     src = _write(tmp_path, REDUCTION)
     kt = load_kernel(src, make_run("k", 1, block=2, args=("hidden_dim=2",), init="init"))
     text = "\n".join(ln.text for ln in kt.rows[0])
-    # the squares and their sum are integer floats, exact: litmus mul and add of the
-    # registers; the mean 25 / 2 = 12.5 is compared as the sum 25 (never 41 = 25 + 16)
-    assert "mul r1, r0, r0" in text and "add r5, r3, r4" in text
-    assert "bne r6, 25, " in text
+    # the squares are tables (a product of registers stays one: non-linear arithmetic for
+    # the solver), their sum an integer float, exact: the litmus add of the registers; the
+    # mean 25 / 2 = 12.5 is compared as the sum 25 (never 41 = 25 + 16)
+    assert re.search(r"^add r\d+, r\d+, r\d+$", text, re.M)
+    assert re.search(r"^bne r\d+, 25, ", text, re.M)
 
 
 def test_the_reduction_is_checked(tmp_path: Path) -> None:
