@@ -518,6 +518,10 @@ class Interpreter:
                                     self._current)
                 return cart(a, b, self.tick)
         if isinstance(e, C.Unary):
+            if e.op == "+" and id(e) in self.one_sided:
+                t = self._after_po(e, env)
+                if t is not None:
+                    return t
             a = self._eval(e.arg, env)
             if isinstance(a, FunV):
                 raise self._err(f"'{e.op}' applied to a function", e.pos, self._current)
@@ -551,6 +555,24 @@ class Interpreter:
             return self._apply(e, env)
         raise self._err(f"unsupported expression {type(e).__name__}", Pos(), self._current)
 
+    def _after_po(self, e: C.Unary, env: dict[str, Any]) -> RelV | None:
+        """``(A; B?)+`` where B is the program's po on every pair the closure can use:
+        built over A and po's immediate steps (SymbolicBackend.after_po), else None (the
+        closure is built as any other)."""
+        arg = e.arg
+        po = getattr(self.backend, "po", None)
+        if (po is None or not isinstance(arg, C.Binary) or arg.op != ";"
+                or not isinstance(arg.right, C.Unary) or arg.right.op != "?"):
+            return None
+        a, b = _as_rel(self._eval(arg.left, env)), _as_rel(self._eval(arg.right.arg, env))
+        if a is None or b is None or not _is_po_after(a, b, po):
+            return None
+        imm = self.backend.po_imm()  # type: ignore[attr-defined]
+        step = union(a, imm, self.tick)
+        d = self.demands.closures.get(id(e)) if self.demands is not None else None
+        t = self.backend.after_po(a, step, None if d is None else d[0])  # type: ignore[attr-defined]
+        return t if d is None else restrict(t, d)  # type: ignore[return-value]
+
     def _apply(self, e: C.App, env: dict[str, Any]) -> Value:
         f = env.get(e.func)
         if not isinstance(f, FunV):
@@ -569,6 +591,30 @@ class Interpreter:
         local = dict(f.env or {})
         local.update(zip(f.params, args, strict=True))
         return self._eval(f.body, local)
+
+
+def _same_entry(f: Formula, g: Formula) -> bool:
+    if f is True or g is True:
+        return f is g
+    return f.as_ast().value == g.as_ast().value  # type: ignore[union-attr]
+
+
+def _is_po_after(a: RelV, b: RelV, po: RelV) -> bool:
+    """b is po on every pair ``a; b?`` can use: each of b's pairs is po's with po's
+    formula, and from each event a reaches, b has every pair po has."""
+    for k, f in b.m.items():
+        g = po.m.get(k)
+        if g is None or not _same_entry(f, g):
+            return False
+    reached = {y for _, y in a.m}
+    count: dict[int, int] = {}
+    for x, _ in b.m:
+        if x in reached:
+            count[x] = count.get(x, 0) + 1
+    for x, _ in po.m:
+        if x in reached:
+            count[x] = count.get(x, 0) - 1
+    return all(c == 0 for c in count.values())
 
 
 def _cond_names(c: C.VCond) -> list[str]:

@@ -50,6 +50,8 @@ def f_and(a: Formula, b: Formula) -> Formula:
         return b
     if b is True:
         return a
+    if a.as_ast().value == b.as_ast().value:  # type: ignore[union-attr]
+        return a  # x & x (z3 hash-conses: one term, one pointer): po's ex(b) with [_]'s
     return _mk_and([a, b])  # type: ignore[list-item]
 
 

@@ -127,7 +127,15 @@ condition does, in every consistent execution (gdrcheck/engine/chains.py)."""
 
 class SymbolicBackend:
     def __init__(self, tick: Callable[[], None] | None = None,
-                 lemmas: Lemmas | None = None) -> None:
+                 lemmas: Lemmas | None = None,
+                 po: RelV | None = None, parent: Mapping[int, int] | None = None) -> None:
+        self.po = po
+        """The program's po (the built-in), when it is the ancestor order of each thread's
+        event tree with the formula of its later event (no gdrcheck-fix guards): then
+        ``parent`` (event -> its nearest po-predecessor) generates it, and a closure
+        ``(A; po?)+`` is built over A and po's immediate steps (:meth:`after_po`)."""
+        self.parent = dict(parent or {})
+        self._after: dict[tuple[object, ...], RelV] = {}
         self.defs: list[z3.BoolRef] = []
         self._n = itertools.count()
         self._tick = tick  # called now and then in long loops: raises when time is up
@@ -222,6 +230,80 @@ class SymbolicBackend:
                     rac = rank.setdefault(ac, self.fresh_int("rk"))
                     just.append(f_and_all([tac, f, rac < rk]))
             self.defs.append(z3.Implies(v, to_z3(f_or(just)) if just else z3.BoolVal(False)))
+        return RelV(t)
+
+    def po_imm(self) -> RelV | None:
+        """po's immediate steps (parent(b), b), each with po's formula for the pair."""
+        if self.po is None:
+            return None
+        return RelV({(p, b): self.po.m[(p, b)] for b, p in self.parent.items()
+                     if (p, b) in self.po.m})
+
+    def after_po(self, a: RelV, step: RelV, sources: frozenset[int] | None) -> RelV:
+        """See :meth:`_after_po`; the same closure asked twice (ptx75-cause.cat spells it
+        in cause-base and ppcb-generic, each with its own demanded targets) is built once,
+        for every target."""
+        key = (tuple(sorted((p, True if f is True else z3.BoolRef.get_id(f))  # type: ignore[arg-type]
+                            for p, f in a.m.items())), sources)
+        known = self._after.get(key)
+        if known is None:
+            known = self._after[key] = self._after_po(a, step, sources)
+        return known
+
+    def _after_po(self, a: RelV, step: RelV, sources: frozenset[int] | None) -> RelV:
+        """``(a; po?)+`` in the closure direction alone (for an antitone use,
+        gdrcheck/cat/polarity.py), as the pairs reached by an ``a`` edge and then any
+        ``a`` edges and immediate po steps (``step`` = a | po's immediate steps):
+        ``(a; po?)+ = a; (a | po)* = a; (a | imm(po))*`` since po is transitive and, on
+        each path of a thread, the closure of its immediate steps (the formula of a pair
+        of po, its later event's, implies each step's between them). Each pair's body
+        has one term per ``a`` edge into its target and one for the po step into it,
+        where the closure of ``a; po?`` has one per event that reaches its target in
+        one ``a; po?`` step. ``sources``: from these events only."""
+        succ: dict[int, list[int]] = {}
+        for x, y in step.m:
+            succ.setdefault(x, []).append(y)
+        certain_succ: dict[int, list[int]] = {}
+        for (x, y), f in step.m.items():
+            if f is True:
+                certain_succ.setdefault(x, []).append(y)
+        first: dict[int, list[tuple[int, Formula]]] = {}
+        for (x, y), f in a.m.items():
+            if sources is None or x in sources:
+                first.setdefault(x, []).append((y, f))
+
+        def reach(starts: list[int], nxt: dict[int, list[int]]) -> set[int]:
+            seen = set(starts)
+            stack = list(starts)
+            while stack:
+                x = stack.pop()
+                for y in nxt.get(x, ()):
+                    if y not in seen:
+                        seen.add(y)
+                        stack.append(y)
+            return seen
+
+        t: dict[Pair, Formula] = {}
+        for i, (x, outs) in enumerate(first.items()):
+            self._every(i, 4)
+            sure = reach([y for y, f in outs if f is True], certain_succ)
+            for y in reach([y for y, _ in outs], succ):
+                t[(x, y)] = True if y in sure else self.fresh_bool("tc")
+        pred = step.pred()
+        for i, ((x, y), v) in enumerate(t.items()):
+            self._every(i, 64)
+            if v is True:
+                continue
+            terms: list[Formula] = []
+            d = a.m.get((x, y))
+            if d is not None:
+                terms.append(d)
+            for c, f in pred.get(y, ()):
+                tc = t.get((x, c))
+                if tc is not None:
+                    terms.append(f_and(tc, f))
+            if terms:
+                self.defs.append(z3.Implies(to_z3(f_or(terms)), v))
         return RelV(t)
 
     def letrec(self, names: Sequence[str], evaluate: Callable[..., list[RelV]],

@@ -493,8 +493,18 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     model = (stmts, variants) if prune and variant_vars is None else None
     enc = encode_candidates(prog, model, deadline.tick, chains)
     deadline.tick()
-    backend = SymbolicBackend(deadline.tick, chain_lemmas(enc))
     env = base_env(enc.frame, deadline.tick, enc.static)
+    # po is the ancestor order of each thread's event tree, a pair's formula its later
+    # event's, unless gdrcheck fix guards an event (base.static_env): then closures
+    # after po may be built over its immediate steps (SymbolicBackend.after_po)
+    plain_po = demand and not any(e.guard for e in prog.events)
+    parent = ({e.eid: e.parent for e in prog.events
+               if e.parent is not None and not e.is_init} if plain_po else None)
+    if parent is not None:  # every pair of po must reach its later event by such steps
+        po_m = env["po"].m
+        plain_po = all(b in parent and (parent[b], b) in po_m for _, b in po_m)
+    backend = SymbolicBackend(deadline.tick, chain_lemmas(enc),
+                              po=env["po"] if plain_po else None, parent=parent)
     deadline.tick()
     ev = Interpreter(env, backend, variants, path_of, symbolic_variants=variant_vars,
                      tick=deadline.tick,

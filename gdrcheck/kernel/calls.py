@@ -1062,26 +1062,27 @@ def _assert(th: ThreadExtractor, fr: Frame, ins: Instr, args: list[Value]) -> Va
             fails = (not holds) if isinstance(holds, bool) else negate(holds)
             th.ex.host_failures.append(HostFailure(th.code.rank, ins.pos, expr, fails))
         return None
-    cond = th.truth(ok, ins.pos, "an assert")
-    if cond is True:  # holds whatever is read: no flag (it would never be written)
-        return None
     site = (fr.depth, f"assert@{ins.pos}#{id(ins)}")
-    fresh = site not in th.regs
-    flag = th.reg(*site)
-    if fresh:
-        th.ex.asserts.append(AssertSite(th.code.index, flag, ins.pos, expr))
+
+    def flag() -> str:
+        """The site's flag register, a term of the condition once some path may set it
+        (an assert that holds on every path the thread takes names no register)."""
+        fresh = site not in th.regs
+        reg = th.reg(*site)
+        if fresh:
+            th.ex.asserts.append(AssertSite(th.code.index, reg, ins.pos, expr))
+        return reg
+
     what = f"assert({expr})"
-    if isinstance(ok, int):
-        if ok == 0:
-            th.emit(f"mov {flag}, 1", ins.pos, what)
-        return None
+    cond = ok != 0 if isinstance(ok, int) else th.truth(ok, ins.pos, "an assert")
     if isinstance(cond, bool):
         if not cond:
-            th.emit(f"mov {flag}, 1", ins.pos, what)
+            th.emit(f"mov {flag()}, 1", ins.pos, what)
         return None
     if isinstance(ok, CondInt) or is_cond(ok) or isinstance(ok, (Sym, Cmp)):
+        reg = flag()
         passed = th.label()
         th.jump_if(cond, passed, ins.pos)
-        th.emit(f"mov {flag}, 1", ins.pos, what)
+        th.emit(f"mov {reg}, 1", ins.pos, what)
         th.emit(f"{passed}:", ins.pos)
     return None

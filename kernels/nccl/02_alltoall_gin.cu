@@ -10,9 +10,12 @@
 // acquire (gin.h:352-354, R-GIN-10): every block has landed before the kernel ends and the
 // host reads (main.cu:226-234). The host code is ordered with its rank's kernel only
 // (stream order): --host-order stream. --unroll 1: the only loops on values read are the
-// barrier waits' spins (docs/kernels.md). 2 ranks only: 3 ranks need a CTA of 2 threads
-// (docs/kernels.md "Found") and took 453 s (docs/kernels.md "Speed").
+// barrier waits' spins (docs/kernels.md). 3 ranks need a CTA of 2 threads: with one, the
+// GIN barrier deadlocks (docs/kernels.md "Found"); the same reasoning gives Forbidden.
 // gdrcheck: --kernel PureGinAlltoAllKernel<float> --ranks 2 --grid 1 --block 1 \
+//   --arg sendoffset=0 --arg recvoffset=0 --arg count=1 --init host_init --check host_check \
+//   --host-order stream --unroll 1 -m gin-api --expect gin-api:Forbidden
+// gdrcheck: --kernel PureGinAlltoAllKernel<float> --ranks 3 --grid 1 --block 2 \
 //   --arg sendoffset=0 --arg recvoffset=0 --arg count=1 --init host_init --check host_check \
 //   --host-order stream --unroll 1 -m gin-api --expect gin-api:Forbidden
 /*************************************************************************

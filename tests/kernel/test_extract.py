@@ -229,3 +229,15 @@ def test_swapping_phis_and_negative_constants(n: int, verdict: str) -> None:
             and i.op == "add"]
     assert A.Const(-1) in adds[-1].args
     assert check_test(kt.test, "sc").verdict == verdict
+
+
+def test_an_assert_that_holds_on_every_path_names_no_flag(tmp_path: Path) -> None:
+    # threadIdx.x < 5 is concrete and true: no path sets the site's flag, so the condition
+    # does not name it (it named a register never written: the test did not parse)
+    src = _kernel(tmp_path, "__global__ void k(int *x) {\n"
+                  "    if (threadIdx.x == 0) x[0] = 1;\n"
+                  "    else { int v = x[0]; assert(threadIdx.x < 5); }\n"
+                  "}\n")
+    kt = load_kernel(src, make_run("k", 1, block=2))
+    assert kt.extraction.asserts == []
+    assert isinstance(kt.test.condition.prop, A.BoolConst) and not kt.test.condition.prop.value

@@ -289,3 +289,19 @@ def test_the_reduction_is_checked(tmp_path: Path) -> None:
     res = gdrcheck.check_kernel(racy, "k", 1, "ptx75", block=2, args={"hidden_dim": [2]},
                                 init="init")
     assert res.verdict == "Allowed"
+
+
+def test_a_conversion_that_gives_one_integer_is_that_integer(tmp_path: Path) -> None:
+    # v is 0 or 1 (the initial value, the store): v * 0.5 + 1 is 1 or 1.5, both (int) 1, so
+    # the assert holds in every execution. The branch chain this replaced jumped past its
+    # only move (a table of one result) and left n at 0: the assert failed, Allowed
+    src = _write(tmp_path, """\
+#include <assert.h>
+__global__ void k(float *x) {
+  if (threadIdx.x == 0) { x[0] = 1.0f; }
+  else { float v = x[0]; int n = (int)(v * 0.5f + 1.0f); assert(n == 1); }
+}
+""")
+    assert gdrcheck.check_kernel(src, "k", 1, "ptx75", block=2).verdict == "Forbidden"
+    two = _write(tmp_path, src.read_text().replace("0.5f + 1.0f", "2.0f + 1.0f"), "t.cu")
+    assert gdrcheck.check_kernel(two, "k", 1, "ptx75", block=2).verdict == "Allowed"  # n = 3

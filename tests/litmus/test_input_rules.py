@@ -207,3 +207,29 @@ def test_an_integer_too_long_to_convert_is_an_error(old: str, new: str, where: s
 
 def test_an_integer_of_100_digits_is_accepted() -> None:
     parse_litmus(ptx(init="x = " + "9" * 100 + ";"))
+
+
+
+# ---- setp and selp on the dialect's integer registers (litmus-format.md §7.2)
+
+
+def _second_row(cell: str) -> str:
+    return ("PTX T\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+            " st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n"
+            f"                     | {cell} ;\n"
+            "exists (1:r0 = 0)\n")
+
+
+@pytest.mark.parametrize(("cell", "qualifier", "legal"), [
+    ("setp.hs.u32 r1, r0, 3", "hs", "setp.ge.u32 r1, r0, 3"),
+    ("setp.lt.f32 r1, r0, 3", "f32", "setp.lt.s32 r1, r0, 3"),
+    ("setp.gtu r1, r0, 3", "gtu", "setp.gt r1, r0, 3"),
+    ("setp.eq.or.s32 r1, r0, 3", "or", "setp.eq.s32 r1, r0, 3"),
+    ("selp.f64 r1, r0, 3, 1", "f64", "selp.b64 r1, r0, 3, 1"),
+])
+def test_setp_and_selp_refuse_what_integer_registers_cannot_hold(
+        cell: str, qualifier: str, legal: str) -> None:
+    err = error(_second_row(cell))
+    assert f"'.{qualifier}'" in err.message
+    assert where(err) == f"5:{24 + cell.index('.' + qualifier)}"  # at the qualifier
+    parse_litmus(_second_row(legal), "t.litmus")  # the integer form is accepted
