@@ -277,3 +277,46 @@ def test_bit_operations_of_predicates_are_boolean() -> None:
         assert s.check() == z3.unsat
     assert _bit(z3.IntVal(2)) is None and _bit(z3.Int("x")) is None
     assert _bit(z3.If(c, z3.IntVal(2), zero)) is None
+
+
+GIN_FLOAT = """\
+#include <nccl_device.h>
+#include <assert.h>
+__global__ void mp(ncclWindow_t src, ncclWindow_t dst, struct ncclDevComm devComm) {
+  ncclGin gin { devComm, (int)(blockIdx.x % devComm.ginContextCount) };
+  if (devComm.rank == 0) {
+    gin.put(ncclTeamWorld(devComm), 1, dst, 0, src, 0, sizeof(float),
+            ncclGin_WeakSignalInc{0});
+  } else {
+    WAIT
+    float *d = (float *)ncclGetLocalPointer(dst, 0);
+    assert(d[0] == 0.5f);
+  }
+}
+__device__ void init(ncclWindow_t src, ncclWindow_t dst, struct ncclDevComm devComm) {
+  float *s = (float *)ncclGetLocalPointer(src, 0);
+  s[0] = 0.5f;
+}
+"""
+
+
+def test_a_put_copies_float_codes(tmp_path: Path) -> None:
+    # rank 1 reads what rank 0's put copied (0.5f, 2^32 + 0x3F000000) once the put's weak
+    # signal arrived (it covers its own put, gin.h:80-81, R-GIN-4; the wait is an acquire,
+    # R-GIN-10): the assert holds; without the wait rank 1 may read the initial 0.
+    # devComm.ginContextCount is a count of at least 1: CTA 0's context 0 % it is 0
+    waited = _write(tmp_path, GIN_FLOAT.replace("WAIT", "gin.waitSignal(ncclCoopCta(), 0, 1);"))
+    run = make_run("mp", 2, init="init")
+    assert gdrcheck.check(load_kernel(waited, run).test, "gin-api").verdict == "Forbidden"
+    racy = _write(tmp_path, GIN_FLOAT.replace("WAIT", ""), "r.cu")
+    assert gdrcheck.check(load_kernel(racy, run).test, "gin-api").verdict == "Allowed"
+    # the count is not in the configuration: CTA 1's 1 % it is not known
+    with pytest.raises(KernelError, match=r"k.cu:4:\d+: .*ginContextCount"):
+        load_kernel(waited, make_run("mp", 2, grid=2, init="init"))
+    # a put between a float and an integer buffer: the codes are not the encodings
+    mixed = _write(tmp_path, GIN_FLOAT.replace("WAIT", "").replace(
+        "float *d = (float *)ncclGetLocalPointer(dst, 0);\n    assert(d[0] == 0.5f);",
+        "int *d = (int *)ncclGetLocalPointer(dst, 0);\n    assert(d[0] == 1);"), "m.cu")
+    with pytest.raises(KernelError, match=r"m.cu:6:\d+: a put from src into dst: one holds "
+                       r"floats and the other integers"):
+        load_kernel(mixed, run)
