@@ -682,9 +682,9 @@ class ThreadExtractor:
         return Sym(dst)
 
     def float_op(self, fr: Frame, ins: Instr) -> Value:
-        """``float`` arithmetic, conversions and comparisons (docs/kernels.md, "Why the
-        floats are not approximated"): exact binary32 on concrete values; a comparison of a
-        value read (an integer float, see ``store``) with a constant or another value read."""
+        """``float`` arithmetic, conversions and comparisons (docs/kernels.md, "Floats in
+        memory"): exact binary32 on concrete values and intervals, tables over the codes of
+        the values read."""
         op = ins.opcode
         pos = ins.pos
         vals = [self.value(fr, o, ins) for o in ins.operands]
@@ -735,9 +735,11 @@ class ThreadExtractor:
 
     def fcompare(self, ins: Instr, a: Value, b: Value) -> Value:
         """``fcmp``: the ordered and unordered predicates agree, no NaN being representable
-        (binary32.py refuses them). A register read from a float location holds an integer
-        float (``store``), so against a constant ``c`` that is not an integer, ``x < c`` is
-        ``x <= floor(c)`` and ``x == c`` is false."""
+        (binary32.py refuses them). A register whose every code is an integer float kept as
+        itself (``_identity``) is compared as that integer: against a constant ``c`` that is
+        not an integer, ``x < c`` is ``x <= floor(c)`` and ``x == c`` is false; any other
+        comparison is the table of its outcomes (an interval that does not decide it:
+        refused, binary32.compare)."""
         pos = ins.pos
         m = re.search(r"= fcmp (?:[a-z]+ )*?([ou]?(?:eq|ne|lt|le|gt|ge)|true|false) ", ins.text)
         if m is None:

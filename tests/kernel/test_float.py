@@ -111,7 +111,8 @@ def test_float_constants_loads_stores_and_comparisons(tmp_path: Path) -> None:
 
 
 def test_a_comparison_with_a_constant_that_is_not_an_integer(tmp_path: Path) -> None:
-    # a float location holds integer floats only, so v < 2.5 is v <= 2 and v == 2.5 is false
+    # v and w hold integer floats only here (their writes store 2 and 3, kept as themselves),
+    # so v < 2.5 is v <= 2 and v == 2.5 is false
     src = _write(tmp_path, """\
 #include <assert.h>
 __global__ void k(float *out) {
