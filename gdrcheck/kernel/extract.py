@@ -141,11 +141,19 @@ class Extraction:
     host_failures: list[HostFailure] = field(default_factory=list)
     signals: set[str] = field(default_factory=set)  # NCCL GIN signals (``S : signal``)
     shared: set[str] = field(default_factory=set)  # __shared__ variables (``s : shared``)
+    floats: set[str] = field(default_factory=set)  # buffers of float data (values are codes)
 
     def location_name(self, base: str, index: int) -> str:
         if self.indices.get(base, {0}) <= {0}:
             return base
         return f"{base}_{index}"
+
+    def float_location(self, loc: str) -> bool:
+        """Whether the litmus location ``loc`` (``b``, ``b_3``, ``b@1``, ``s:cta0@0``) is an
+        element of a float buffer, its values codes (binary32.encode)."""
+        name = loc.split("@")[0].split(":")[0]
+        return any(name == self.location_name(b, k) for b in self.floats
+                   for k in self.indices.get(b, {0}))
 
 
 # --------------------------------------------------------------------------
@@ -1214,7 +1222,7 @@ class Extractor:
             code.lines = _drop_unused_labels(code.lines)
         return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
                           self.asserts, self.init_values, self.host_failures, self.signals,
-                          set(self.shared))
+                          set(self.shared), {b for b, f in self.float_kind.items() if f})
 
     def host_env(self, name: str, rank: int) -> dict[str, Value]:
         fn = self.module.kernel(name)

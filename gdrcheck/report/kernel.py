@@ -4,9 +4,18 @@ witness in terms of the user's source lines (docs/kernels.md, "Output")."""
 from __future__ import annotations
 
 from gdrcheck.engine.result import Result, Witness
+from gdrcheck.kernel import binary32
 from gdrcheck.kernel.extract import Line
 from gdrcheck.kernel.test import KernelTest
 from gdrcheck.litmus import printer
+
+
+def _float(code: int) -> str:
+    """The float a code in memory stands for (docs/kernels.md, "Floats in memory")."""
+    try:
+        return binary32.show(binary32.decode(code))
+    except binary32.Binary32Error:
+        return "?"
 
 
 def _where(ln: Line | None) -> str:
@@ -83,6 +92,9 @@ def source_witness(kt: KernelTest, w: Witness) -> list[str]:
                 k = found
             value = (f" {e.kind}({e.loc})={e.value}" if e.kind in ("R", "W") and e.loc
                      else "")
+            if value and e.loc and isinstance(e.value, int) \
+                    and kt.extraction.float_location(e.loc):
+                value += f" (float {_float(e.value)})"
             what = f" {ln.what}" if ln is not None and ln.what else ""
             out.append(f"    {_where(ln)}{what}: {label}{value}")
     return out

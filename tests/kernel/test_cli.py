@@ -106,3 +106,14 @@ def test_bad_input_is_file_line_col_and_exit_2(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no kernel named 'nope'" in missing.stderr
     none = _gdrcheck("kernel", str(src))
     assert none.returncode == 2 and "no `// gdrcheck:` line" in none.stderr
+
+
+def test_witness_shows_the_floats_a_code_stands_for() -> None:
+    # 01_rmsnorm_lsa+relaxed-barrier: rank 0's host reads rank 1's token as rank 1 initialised
+    # it (3.0, its own code) while its own token is normalised: 5/sqrt(5^2 + 1) = 0.98058068,
+    # rsqrt.approx.f32's interval around it (docs/kernels.md, "Floats in memory")
+    out = _gdrcheck("kernel", str(KERNELS / "nccl" / "01_rmsnorm_lsa+relaxed-barrier.cu"),
+                    "--show-witness")
+    assert out.returncode == 0, out.stderr
+    assert "W(window_1@0)=3 (float 3.0)" in out.stdout
+    assert "(float [0.9805805683135986, 0.980580747127533])" in out.stdout
