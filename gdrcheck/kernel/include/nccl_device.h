@@ -64,7 +64,7 @@ struct ncclDevComm {
     ncclLsaBarrierHandle_t hybridLsaBarrier;      /* 56 */
     ncclGinBarrierHandle_t hybridRailGinBarrier;  /* 64 */
     ncclGinBarrierHandle_t hybridWorldGinBarrier; /* 72 */
-    uint32_t ginContextCount;                     /* 80: impl/comm__types.h:48, the number
+    uint32_t ginContextCount;                     /* 80: impl/comm__types.h:54, the number
                                                      of GIN contexts (at least 1): not in
                                                      the configuration; blockIdx.x % it is
                                                      0 for CTA 0 alone (docs/kernels.md) */
