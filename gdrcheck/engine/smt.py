@@ -38,6 +38,12 @@ from gdrcheck.engine.result import Result, State, Verdict, Witness, WitnessEvent
 from gdrcheck.litmus import ast as A
 from gdrcheck.lower.program import BinOp, CmpExpr, Expr, Ite, Program, ReadVal
 
+DEMAND_MIN_EVENTS = 48
+"""The z3 engine's default: the demand analysis and closures after po (gdrcheck/cat/
+demand.py) on tests of at least this many events. On the library's small tests the
+analysis (a few milliseconds) costs more than it saves (bench/bench_relations.py); the
+answers are the same either way (tests/engine/test_one_sided.py runs it on every test)."""
+
 TICK_EVERY = 256
 """Iterations of a cheap inner loop between two looks at the time limit."""
 
@@ -477,7 +483,8 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
                 test: A.Test, path_of: Any = None,
                 variant_vars: dict[str, z3.BoolRef] | None = None,
                 deadline: Deadline = NO_DEADLINE, prune: bool = False,
-                chains: bool = True, one_sided: bool = True, demand: bool = True) -> Query:
+                chains: bool = True, one_sided: bool = True, demand: bool = True,
+                demand_min_events: int = DEMAND_MIN_EVENTS) -> Query:
     """Encode ``test`` under the model ``stmts``. ``variant_vars`` (gdrcheck sweep)
     leaves those variants free: z3 Booleans instead of fixed choices (the cat
     interpreter's symbolic-variant mode); a check inside an ``if`` then applies only
@@ -489,7 +496,10 @@ def build_query(prog: Program, stmts: Sequence[C.Stmt], variants: frozenset[str]
     candidates that fail each axiom). ``one_sided``: the closures that reach only
     antitone uses are encoded in the closure direction alone (gdrcheck/cat/polarity.py:
     the consistent executions are the same). ``demand``: each relation keeps only the pairs
-    that can reach a check (gdrcheck/cat/demand.py: every check's formula is the same)."""
+    that can reach a check (gdrcheck/cat/demand.py: every check's formula is the same),
+    in a test of at least ``demand_min_events`` events (below, the analysis costs more
+    than it saves)."""
+    demand = demand and len(prog.events) >= demand_min_events
     model = (stmts, variants) if prune and variant_vars is None else None
     enc = encode_candidates(prog, model, deadline.tick, chains)
     deadline.tick()
@@ -556,9 +566,12 @@ class SmtEngine:
     name = "smt"
 
     def __init__(self, timeout: float | None = None, prune: bool = True,
-                 chains: bool = True, one_sided: bool = True, demand: bool = True) -> None:
+                 chains: bool = True, one_sided: bool = True, demand: bool = True,
+                 demand_min_events: int = DEMAND_MIN_EVENTS) -> None:
         self.timeout = timeout
         self.demand = demand
+        self.demand_min_events = demand_min_events
+        """The demand analysis runs on tests of at least this many events."""
         """Keep of each relation only the pairs that can reach a check
         (gdrcheck/cat/demand.py); off only to measure what that saves, and to check that
         the verdicts are the same."""
@@ -594,7 +607,7 @@ class SmtEngine:
             deadline.tick()
             q = build_query(prog, stmts, variants, test, path_of, deadline=deadline,
                             prune=self.prune, chains=self.chains, one_sided=self.one_sided,
-                            demand=self.demand)
+                            demand=self.demand, demand_min_events=self.demand_min_events)
         except Expired:
             return finish("timeout while encoding")
         s = query_solver(q)
