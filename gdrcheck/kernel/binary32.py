@@ -164,6 +164,8 @@ def sqrt(q: Fraction) -> Fraction:
 # PTX ISA, "Floating Point Instructions: rsqrt" (§9.7.3): "The maximum relative error for
 # rsqrt.f32 over the entire positive finite floating-point range is 2^-22.9." 2^-22.9 is
 # 1.27765...e-7; RSQRT_ERROR is a rational above it (a wider interval: never fewer values).
+# The sentence was read as quoted by a public PTX test suite, not in a stored ISA copy
+# (docs/kernels.md, "rsqrtf").
 RSQRT_ERROR = Fraction(12777, 10 ** 11)
 
 
