@@ -79,7 +79,11 @@ def parse_line(line: bytes) -> Record | None:
     if not (isinstance(key, str) and isinstance(file, str) and isinstance(model, str)
             and key == f"{file}::{model}"):
         return None
-    if rec.get("schema") not in RECORD_SCHEMAS or rec.get("verdict") not in VERDICTS:
+    schema, verdict = rec.get("schema"), rec.get("verdict")
+    # a JSON object or list there is no verdict (and cannot be looked up in a set)
+    if not (isinstance(schema, str) and isinstance(verdict, str)):
+        return None
+    if schema not in RECORD_SCHEMAS or verdict not in VERDICTS:
         return None
     if rec.get("verdict") == "Error" and rec.get("schema") != "gdrcheck.run-error/1":
         return None
