@@ -125,6 +125,13 @@ Lemmas: TypeAlias = "Mapping[int, Mapping[str, Sequence[tuple[Pair, z3.BoolRef]]
 condition does, in every consistent execution (gdrcheck/engine/chains.py)."""
 
 
+def _relation_key(r: RelV) -> tuple[object, ...]:
+    """A relation's pairs and formulas, hashable: z3 shares structurally equal terms, so
+    equal formulas have equal ids (the same relation built twice has one key)."""
+    return tuple(sorted((p, True if f is True else z3.BoolRef.get_id(f))  # type: ignore[arg-type]
+                        for p, f in r.m.items()))
+
+
 class SymbolicBackend:
     def __init__(self, tick: Callable[[], None] | None = None,
                  lemmas: Lemmas | None = None,
@@ -174,8 +181,7 @@ class SymbolicBackend:
         # definitions: ptx75-cause.cat's cause-base and ppcb-generic) is encoded once; z3
         # shares structurally equal terms, so equal formulas have equal ids. An exact
         # closure serves a one-sided request too, not the other way round.
-        key = tuple(sorted((p, True if f is True else z3.BoolRef.get_id(f))  # type: ignore[arg-type]
-                           for p, f in r.m.items()))
+        key = _relation_key(r)
         for ex in (True, False) if not exact else (True,):
             for src in (sources, None) if sources is not None else (None,):
                 known = self._closures.get((key, ex, src))
@@ -243,8 +249,7 @@ class SymbolicBackend:
         """See :meth:`_after_po`; the same closure asked twice (ptx75-cause.cat spells it
         in cause-base and ppcb-generic, each with its own demanded targets) is built once,
         for every target."""
-        key = (tuple(sorted((p, True if f is True else z3.BoolRef.get_id(f))  # type: ignore[arg-type]
-                            for p, f in a.m.items())), sources)
+        key = (_relation_key(a), sources)
         known = self._after.get(key)
         if known is None:
             known = self._after[key] = self._after_po(a, step, sources)

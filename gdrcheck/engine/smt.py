@@ -573,8 +573,9 @@ class SmtEngine:
         self.demand_min_events = demand_min_events
         """The demand analysis runs on tests of at least this many events."""
         """Keep of each relation only the pairs that can reach a check
-        (gdrcheck/cat/demand.py); off only to measure what that saves, and to check that
-        the verdicts are the same."""
+        (gdrcheck/cat/demand.py), and build one-sided closures after po over po's
+        immediate steps (SymbolicBackend.after_po); off only to measure what that saves,
+        and to check that the verdicts are the same."""
         self.one_sided = one_sided
         """Encode the closures that only antitone uses reach in the closure direction
         alone (gdrcheck/cat/polarity.py); off only to measure what that saves, and to check
