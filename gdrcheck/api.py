@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.assumed import check_assumed
 from gdrcheck.analysis.models import (
     ALL,
     DEFAULT_MODEL,
@@ -42,6 +42,9 @@ from gdrcheck.engine.result import Result, Verdict, Witness
 from gdrcheck.errors import InputError
 from gdrcheck.litmus import ast as A
 from gdrcheck.report.herd import format_report, format_witness
+
+if TYPE_CHECKING:
+    from gdrcheck.kernel.test import KernelTest
 
 __all__ = [
     "DEFAULT_MODEL", "CheckOptions", "Outcome", "Verdict", "assert_allowed",
@@ -214,9 +217,15 @@ def check(
     """
     options = options.overlay(**changes)
     t = load_test(test)
-    spec = _spec(t, model, variants)
+    return _outcome(t, None, _spec(t, model, variants), explain, options)
+
+
+def _outcome(t: A.Test, kept: A.Test | None, spec: ModelSpec, explain: bool,
+             options: CheckOptions) -> Outcome:
+    """:func:`check`'s work; ``kept``: a kernel's test with its extraction's assumption
+    kept (gdrcheck/analysis/assumed.py), None for any other test."""
     try:
-        res = check_test(t, spec, options=options)
+        res = check_assumed(t, kept, spec, options=options)
     except InputError as err:
         raise err.with_context(t.path, t.source) from None
     except RecursionError:
@@ -246,6 +255,14 @@ def kernel_test(path: str | Path, kernel: str, ranks: int, *, grid: int = 1, blo
     """The litmus test extracted from the CUDA kernel ``kernel`` of ``path`` (docs/kernels.md;
     ``gdrcheck kernel --emit-litmus``). ``args``: each scalar parameter's value, one for
     every rank or a sequence of one per rank. Raises :class:`~gdrcheck.errors.InputError`."""
+    return _load_kernel(path, kernel, ranks, grid, block, nodes, args, init, check, defines,
+                        clang, host_order).test
+
+
+def _load_kernel(path: str | Path, kernel: str, ranks: int, grid: int, block: int,
+                 nodes: Sequence[int] | None, args: dict[str, int | Sequence[int]] | None,
+                 init: str | None, check: str | None, defines: Sequence[str],
+                 clang: str | None, host_order: str) -> KernelTest:
     from gdrcheck.kernel import load_kernel, make_run
 
     given = []
@@ -256,7 +273,7 @@ def kernel_test(path: str | Path, kernel: str, ranks: int, *, grid: int = 1, blo
                    ",".join(str(n) for n in nodes) if nodes is not None else None,
                    tuple(given), init=init, check=check, defines=tuple(defines),
                    host_order=host_order)
-    return load_kernel(path, run, clang).test
+    return load_kernel(path, run, clang)
 
 
 def check_kernel(path: str | Path, kernel: str, ranks: int,
@@ -268,13 +285,16 @@ def check_kernel(path: str | Path, kernel: str, ranks: int,
     """:func:`check` of the kernel's extracted test (:func:`kernel_test`): Allowed when some
     execution fails a device assert (or the ``check_fn`` host check), Forbidden when none can,
     Undefined when the model flags misuse."""
-    test = kernel_test(path, kernel, ranks, grid=grid, block=block, nodes=nodes, args=args,
-                       init=init, check=check_fn, defines=defines, clang=clang,
-                       host_order=host_order)
+    kt = _load_kernel(path, kernel, ranks, grid, block, nodes, args, init, check_fn, defines,
+                      clang, host_order)
+    test = kt.test
     if model is None and not test.expectations and any(
             isinstance(i, A.ShmemCall) for th in test.threads for i in th.instrs):
         model = "nvshmem-api"
-    return check(test, model, **kw)
+    variants = kw.pop("variants", ())
+    explain = kw.pop("explain", False)
+    options = kw.pop("options", DEFAULT_OPTIONS).overlay(**kw)
+    return _outcome(test, kt.kept, _spec(test, model, variants), explain, options)
 
 
 def assert_verdict(test: str | Path | A.Test, verdict: str,

@@ -202,7 +202,9 @@ class KernelRun(pytest.Collector):
         from gdrcheck.analysis.models import ModelSpec
         from gdrcheck.kernel import load_kernel
 
-        self.test = load_kernel(self.path, self.run).test
+        kt = load_kernel(self.path, self.run)
+        self.test = kt.test
+        self.kept = kt.kept  # the extraction's assumption (gdrcheck/analysis/assumed.py)
         self.results: dict[str, Result] = {}
         for e in self.test.expectations:
             spec = ModelSpec(e.model, e.variants)
@@ -248,7 +250,7 @@ class LitmusItem(pytest.Item):
         return CheckOptions(engine=engine, timeout=timeout, include_dirs=tuple(include))
 
     def _result(self) -> Result:
-        from gdrcheck.analysis.check import check_test
+        from gdrcheck.analysis.assumed import check_assumed
 
         parent = self.parent
         assert isinstance(parent, (LitmusFile, KernelRun))
@@ -258,7 +260,9 @@ class LitmusItem(pytest.Item):
             if isinstance(parent, KernelRun) and parent.run.unroll:  # its --unroll
                 options = options.overlay(unroll=parent.run.unroll)
             try:
-                parent.results[key] = check_test(parent.test, self.spec, options=options)
+                kept = parent.kept if isinstance(parent, KernelRun) else None
+                parent.results[key] = check_assumed(parent.test, kept, self.spec,
+                                                    options=options)
             except InputError as err:
                 raise err.with_context(str(self.path), parent.test.source) from None
             except RecursionError:

@@ -71,7 +71,7 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
            timeout: float | None) -> None:
     """Check the CUDA kernel in FILE: Allowed when some execution fails a device assert,
     Forbidden when none can, Undefined when the model flags misuse."""
-    from gdrcheck.analysis.check import check_test
+    from gdrcheck.analysis.assumed import check_assumed
     from gdrcheck.analysis.models import check_model_names, expected_verdict, models_for
     from gdrcheck.kernel import file_runs, load_kernel, make_run, read_source
     from gdrcheck.lower import DEFAULT_UNROLL
@@ -116,7 +116,7 @@ def kernel(file: str, kernel_name: str | None, ranks: int | None, grid: int, blo
         for spec in models_for(test, ",".join(run.models) or _default_model(test)):
             want = expected_verdict(test, spec, extra)
             try:
-                res = check_test(test, spec, extra, options)
+                res = check_assumed(test, kt.kept, spec, extra, options)
             except InputError as err:
                 click.echo(err.render(), err=True)
                 bad_input = True

@@ -121,23 +121,39 @@ class Encoding:
     (gdrcheck/engine/chains.py)."""
 
     def value(self, e: Expr) -> z3.ArithRef:
-        return z3_value(e, self.read_val)
+        return z3_value(e, self.read_val, self.terms)
+
+    terms: dict[int, tuple[Expr, z3.ArithRef]] = field(default_factory=dict)
+    """The z3 term of each expression already built (by identity: a register's value is
+    shared by every expression that reads it, ``or r, r, g`` chains it)."""
 
 
-def z3_value(e: Expr, read_val: Mapping[int, z3.ArithRef]) -> z3.ArithRef:
+def z3_value(e: Expr, read_val: Mapping[int, z3.ArithRef],
+             memo: dict[int, tuple[Expr, z3.ArithRef]] | None = None) -> z3.ArithRef:
     """The z3 term of ``e``, the values of the reads being ``read_val``'s terms (what
-    :func:`gdrcheck.lower.program.eval_expr` computes for one execution)."""
+    :func:`gdrcheck.lower.program.eval_expr` computes for one execution); ``memo`` keeps
+    the term of each shared sub-expression (by identity, the expression kept with it)."""
     if isinstance(e, int):
         return z3.IntVal(e)
     if isinstance(e, ReadVal):
         return read_val[e.eid]
+    if memo is None:
+        memo = {}
+    known = memo.get(id(e))
+    if known is not None and known[0] is e:
+        return known[1]
+    term: z3.ArithRef
     if isinstance(e, Ite):  # selp, setp (docs/litmus-format.md §7.2)
         c = e.cond
-        cond = _cmp(c.op, z3_value(c.left, read_val), z3_value(c.right, read_val))
-        then, else_ = z3_value(e.then, read_val), z3_value(e.else_, read_val)
-        return z3.If(cond, then, else_)
-    assert isinstance(e, BinOp)
-    return _z3_binop(e.op, z3_value(e.left, read_val), z3_value(e.right, read_val))
+        cond = _cmp(c.op, z3_value(c.left, read_val, memo), z3_value(c.right, read_val, memo))
+        then, else_ = z3_value(e.then, read_val, memo), z3_value(e.else_, read_val, memo)
+        term = z3.If(cond, then, else_)
+    else:
+        assert isinstance(e, BinOp)
+        term = _z3_binop(e.op, z3_value(e.left, read_val, memo),
+                         z3_value(e.right, read_val, memo))
+    memo[id(e)] = (e, term)
+    return term
 
 
 def encode_candidates(prog: Program, model: tuple[Sequence[C.Stmt], frozenset[str]] | None = None,

@@ -118,6 +118,7 @@ class Calls:
         if m:
             return _special_register(th, m.group(1), m.group(2))
         if name in _BARRIERS:
+            th.epoch += 1  # docs/kernels.md, "Assumed values"
             # a CTA of one thread: the barrier waits for that thread alone (PTX ISA §9.7.13.1,
             # bar.sync: "the threads of the CTA"), which program order already orders
             if th.ex.config.block > 1:
@@ -286,6 +287,7 @@ def _float_asm(th: ThreadExtractor, fr: Frame, ins: Instr, body: str, constraint
             raise th.ex.error(pos, "multimem.ld_reduce.add.f32: a sum of the values the copies "
                               "may hold exceeds 2^24 in magnitude (the float sum would round)")
     th.emit(f"multimem.ld_reduce{quals.replace('.global', '')}.add {dst}, {mc}", pos, what)
+    th.guard(dst, sorted(sums), pos)
     return FSym((dst,), tuple(((n,), binary32.decode(n)) for n in sorted(sums)))
 
 

@@ -66,6 +66,10 @@ class KernelError(InputError):
     """A kernel construct the extraction does not support, at the user's line."""
 
 
+class FloatGrowth(KernelError):
+    """The float values stored do not settle without the assumption (``extract``)."""
+
+
 @dataclass(frozen=True)
 class Config:
     """One configuration of a kernel: the launch and the values of its scalar parameters
@@ -109,6 +113,17 @@ class AssertSite:
 
 
 @dataclass(frozen=True)
+class FinalGuard:
+    """When the extraction assumes: the host check's read of a float location's final
+    value is computed with exactly when that value is one of ``codes`` (a term of the
+    condition when it is not; docs/kernels.md, "Assumed values")."""
+
+    where: str  # the location's placeholder
+    codes: tuple[int, ...]
+    pos: SrcPos | None
+
+
+@dataclass(frozen=True)
 class HostFailure:
     """When the host check of ``rank`` fails: a condition over final values."""
 
@@ -142,6 +157,14 @@ class Extraction:
     signals: set[str] = field(default_factory=set)  # NCCL GIN signals (``S : signal``)
     shared: set[str] = field(default_factory=set)  # __shared__ variables (``s : shared``)
     floats: set[str] = field(default_factory=set)  # buffers of float data (values are codes)
+    # when the extraction assumes (docs/kernels.md, "Assumed values"): each thread's
+    # assumption register, and the host check's final reads
+    guards: list[tuple[int, str]] = field(default_factory=list)
+    final_guards: list[FinalGuard] = field(default_factory=list)
+
+    @property
+    def assumes(self) -> bool:
+        return bool(self.guards or self.final_guards)
 
     def location_name(self, base: str, index: int) -> str:
         if self.indices.get(base, {0}) <= {0}:
@@ -209,6 +232,7 @@ class ThreadExtractor:
         self.stream_host: str | None = None  # the host function run in stream order, if any
         self.state = PathState([], {})  # the path being interpreted (walk sets it)
         self.float_seq = 0  # this thread's float accesses so far, in the walk's order
+        self.epoch = 0  # CTA barriers passed (docs/kernels.md, "Assumed values")
 
     # ---- registers, labels, lines
 
@@ -848,7 +872,7 @@ class ThreadExtractor:
                     raise self.ex.error(pos, f"{what}: {e}" + (
                         f" (when the values read are {when})" if when else "")) from None
                 if len(rows) > MAX_FLOAT_ROWS:
-                    raise self.ex.error(pos, f"{what} has more than {MAX_FLOAT_ROWS} "
+                    raise self.ex.growth_error(pos, f"{what} has more than {MAX_FLOAT_ROWS} "
                                         "combinations of the values read")
         values = set(rows.values())
         if len(values) == 1:
@@ -942,7 +966,7 @@ class ThreadExtractor:
             raise self.ex.error(ins.pos, f"a load of {ins.type} (integers and float only)")
         if self.host == "check":  # the location's final value
             final = self.loc(p, bits // 8, ins.pos, is_float=is_float)
-            return self.float_read(final, final) if is_float else Sym(final)
+            return self.float_read(final, final, ins.pos) if is_float else Sym(final)
         if self.host == "init":
             raise self.ex.error(ins.pos, f"the host init function {self.host_name()} reads "
                                 "memory (it may only store constants)")
@@ -951,26 +975,63 @@ class ThreadExtractor:
         where = self.loc(p, bits // 8, ins.pos, is_float=is_float)
         self.emit(f"ld.{sem} {dst}, {where}", ins.pos,
                   "volatile load" if ins.volatile else "load")
-        return self.float_read(dst, where) if is_float else Sym(dst)
+        return self.float_read(dst, where, ins.pos) if is_float else Sym(dst)
 
-    def float_read(self, reg: str, where: str) -> FSym:
+    def float_read(self, reg: str, where: str, pos: SrcPos | None) -> FSym:
         """A float read of the location ``where``: the identity table over the values its
         writes may store (0, the initial value, included; the fixpoint of ``extract``), less
         those of this thread's own later writes: a read never observes a write its own thread
         makes later (ASPLOS'19 Axiom 6 Causality, specs/ptx-axioms.cat). "Later" is the walk's
         order of this thread's float accesses; the walk visits a path's accesses in program
         order, and the accesses of another path of a branch are exclusive of it, so counting
-        them is conservative."""
+        them is conservative.
+
+        When the extraction assumes (``Extractor.assume``, docs/kernels.md "Assumed values"),
+        the table covers the values :meth:`float_values` assumes, and the read is guarded:
+        :meth:`guard` sets the thread's assumption register when the value read is another."""
         self.float_seq += 1
         known = self.float_values(where)
+        if self.host == "check":
+            if self.ex.assume:  # the final value: a term of the condition (test.py)
+                self.ex.final_guards.append(FinalGuard(where, tuple(known), pos))
+        else:
+            self.guard(reg, known, pos)
         return FSym((reg,), tuple(((n,), binary32.decode(n)) for n in known))
 
-    def float_values(self, where: str) -> list[int]:
+    def float_values(self, where: str, copy: bool = False) -> list[int]:
         """The codes the float location ``where`` may hold when this thread reads it now
-        (``float_seq`` counts the read): see ``float_read``."""
+        (``float_seq`` counts the read): see ``float_read``. When the extraction assumes,
+        a kernel thread's read sees the writes of the host's init code, its own earlier
+        writes, and the other threads' writes made before they passed more CTA barriers
+        than this thread has (``epoch``); ``copy``: a put's read of its source, which the
+        NIC makes at any time until the next barrier, so its own writes up to then too."""
         me = self.float_who()
-        return sorted({0} | {v for who, n, v in self.ex.float_known.get(where, ())
-                             if who != me or n < self.float_seq})
+        assume = self.ex.assume and self.host != "check"
+        out = {0}
+        for who, epoch, n, v in self.ex.float_known.get(where, ()):
+            if who == me and not (copy and assume):
+                seen = n < self.float_seq
+            elif assume and who[0] == "kernel":
+                seen = epoch <= self.epoch
+            else:
+                seen = True
+            if seen:
+                out.add(v)
+        return sorted(out)
+
+    def guard(self, reg: str, codes: list[int], pos: SrcPos | None) -> None:
+        """When the extraction assumes: ``or`` into the thread's assumption register 1 when
+        ``reg``, a value read, is none of ``codes`` (the table's keys: a value among them
+        is computed with exactly; docs/kernels.md, "Assumed values")."""
+        if not self.ex.assume:
+            return
+        outside = _balanced("and", [Cmp("ne", Sym(reg), c) for c in codes])
+        bad = self.predicate(outside, pos, {})
+        flag = self.reg(-1, ASSUME_REG)
+        if (self.code.index, flag) not in self.ex.guards:
+            self.ex.guards.append((self.code.index, flag))
+        self.emit(f"or {flag}, {flag}, {bad}", pos, "the extraction's assumption "
+                  "(docs/kernels.md, \"Assumed values\")")
 
     def comm_field(self, p: Ptr, ins: Instr) -> Value:
         """A field of the NCCL communicator, from the configuration (gdrcheck/kernel/nccl.py)."""
@@ -1073,9 +1134,12 @@ class ThreadExtractor:
         (checked when every access is known, ``Extractor.extract``)."""
         src_base, dst_base = src.split(":")[1], dst.split(":")[1]
         self.ex.copies.append((src_base, dst_base, pos))
-        values = {0} | {v for _, _, v in self.ex.float_known.get(src.removesuffix(":r}") + "}"
-                                                                 if src.endswith(":r}") else src,
-                                                                 ())}
+        if self.ex.assume:
+            values = set(self.float_values(src.removesuffix(":r}") + "}"
+                                           if src.endswith(":r}") else src, copy=True))
+        else:
+            values = {0} | {v for *_, v in self.ex.float_known.get(
+                src.removesuffix(":r}") + "}" if src.endswith(":r}") else src, ())}
         self.record_float(dst.removesuffix(":r}") + "}" if dst.endswith(":r}") else dst, values)
 
     def float_who(self) -> tuple[str, int]:
@@ -1086,7 +1150,7 @@ class ThreadExtractor:
         who = self.float_who()
         for w in [where] if isinstance(where, str) else where:
             self.ex.float_stored.setdefault(w, set()).update(
-                (who, self.float_seq, v) for v in values)
+                (who, self.epoch, self.float_seq, v) for v in values)
 
     def float_litmus(self, v: Value, where: str | list[str], pos: SrcPos | None) -> Scalar:
         """The litmus value of a float stored into ``where`` (a multimem store: every copy):
@@ -1127,7 +1191,8 @@ class CallLowering(Protocol):
 class Extractor:
     def __init__(self, module: ir.Module, config: Config, path: str, source: str,
                  calls: Callable[[Extractor], CallLowering],
-                 float_known: dict[str, frozenset[FloatWrite]] | None = None) -> None:
+                 float_known: dict[str, frozenset[FloatWrite]] | None = None,
+                 assume: bool = False) -> None:
         self.module = module
         self.config = config
         self.path = path
@@ -1136,6 +1201,11 @@ class Extractor:
         self.float_kind: dict[str, bool] = {}  # buffer -> accessed as float data
         self.float_known = float_known or {}  # float location -> the values it may hold
         self.float_stored: dict[str, set[FloatWrite]] = {}  # float location -> writes
+        # docs/kernels.md, "Assumed values": reads see the values of writes made before
+        # their thread passed more CTA barriers than the reader has, each read guarded
+        self.assume = assume
+        self.guards: list[tuple[int, str]] = []  # (thread, its assumption register)
+        self.final_guards: list[FinalGuard] = []
         self.indices: dict[str, set[int]] = {}
         self.copies: list[tuple[str, str, SrcPos | None]] = []  # puts: (source, destination)
         self.asserts: list[AssertSite] = []
@@ -1158,6 +1228,12 @@ class Extractor:
         same = Path(pos.file).resolve() == Path(self.path).resolve()
         return KernelError(message, self.path if same else pos.file,
                            Pos(pos.line, max(pos.col, 1)), self.source if same else None)
+
+    def growth_error(self, pos: SrcPos | None, message: str) -> KernelError:
+        """A float table too large: without the assumption, the sign that the values do
+        not settle (``extract`` then assumes); with it, a refusal."""
+        err = self.error(pos, message)
+        return err if self.assume else FloatGrowth(err.message, err.path, err.pos, err.source)
 
     def elem_size(self, base: str, size: int, pos: SrcPos | None) -> int:
         return self.elems.setdefault(base, size)
@@ -1222,7 +1298,8 @@ class Extractor:
             code.lines = _drop_unused_labels(code.lines)
         return Extraction(self.path, cfg, threads, dict(self.elems), self.indices,
                           self.asserts, self.init_values, self.host_failures, self.signals,
-                          set(self.shared), {b for b, f in self.float_kind.items() if f})
+                          set(self.shared), {b for b, f in self.float_kind.items() if f},
+                          list(self.guards), list(self.final_guards))
 
     def host_env(self, name: str, rank: int) -> dict[str, Value]:
         fn = self.module.kernel(name)
@@ -1284,17 +1361,34 @@ def extract(module: ir.Module, config: Config, path: str, source: str,
             raise KernelError(f"--arg {key}: {len(values)} values for {config.ranks} ranks "
                               "(give one, or one per rank)")
     # the values of each float location: those its writes may store, a fixpoint (a read's
-    # table covers the values known so far; a round that stores new ones runs again)
+    # table covers the values known so far; a round that stores new ones runs again);
+    # when they do not settle, the same with the assumption (docs/kernels.md, "Assumed
+    # values"): each read sees the values of the writes made before it, checked
+    try:
+        return _fixpoint(module, config, path, source, calls, assume=False,
+                         rounds=MAX_FLOAT_ROUNDS_EXACT)
+    except FloatGrowth:
+        return _fixpoint(module, config, path, source, calls, assume=True,
+                         rounds=MAX_FLOAT_ROUNDS)
+
+
+def _fixpoint(module: ir.Module, config: Config, path: str, source: str,
+              calls: Callable[[Extractor], CallLowering], assume: bool,
+              rounds: int) -> Extraction:
     known: dict[str, frozenset[FloatWrite]] = {}
-    for _ in range(MAX_FLOAT_ROUNDS):
-        ex = Extractor(module, config, path, source, calls, known)
+    for _ in range(rounds):
+        ex = Extractor(module, config, path, source, calls, known, assume)
         result = ex.extract()
         grown = {b: frozenset(known.get(b, frozenset()) | v) for b, v in ex.float_stored.items()}
         if all(grown[b] == known.get(b) for b in grown):
             return result
         known.update(grown)
-    raise KernelError(f"the float values stored do not settle after {MAX_FLOAT_ROUNDS} rounds "
-                      "(a value read feeds a store of a new value each time)", path)
+    message = (f"the float values stored do not settle after {rounds} rounds (a value read "
+               "feeds a store of a new value each time" + (
+                   ", even with each read seeing only the values stored by threads past no "
+                   "more CTA barriers than the reader's, docs/kernels.md \"Assumed values\")"
+                   if assume else ")"))
+    raise KernelError(message, path) if assume else FloatGrowth(message, path)
 
 
 # --------------------------------------------------------------------------
@@ -1306,11 +1400,13 @@ GIN_CONTEXT_COUNT = ("ncclDevComm.ginContextCount (the number of GIN contexts, n
                      "configuration: only 0 % it, CTA 0's context, is known)")
 LOCAL = "%local:"  # the base of a host function's local array (no buffer has this name)
 
-# a float write: (the thread, host or kernel, and its index), its place among the thread's
-# float accesses, a value it may store
-FloatWrite = tuple[tuple[str, int], int, int]
+# a float write: (the thread, host or kernel, and its index), the CTA barriers the thread
+# had passed, its place among the thread's float accesses, a value it may store
+FloatWrite = tuple[tuple[str, int], int, int, int]
 MAX_FLOAT_ROWS = 4096
 MAX_FLOAT_ROUNDS = 16
+MAX_FLOAT_ROUNDS_EXACT = 6  # without the assumption: more rounds, the assumption's turn
+ASSUME_REG = "assumption"  # each thread's assumption register (ThreadExtractor.guard)
 _FLOAT_BINARY = frozenset({"fadd", "fsub", "fmul", "fdiv"})
 _FLOAT_OTHER = frozenset({"fneg", "fcmp", "sitofp", "uitofp", "fptosi", "fptoui"})
 _BINARY = frozenset({"add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "and", "or", "xor",

@@ -12,7 +12,7 @@ from pathlib import Path
 from gdrcheck.errors import InputError, Pos
 from gdrcheck.kernel.extract import _LOC_RE, MULTICAST, Extraction, KernelError, Line
 from gdrcheck.kernel.ir import SrcPos
-from gdrcheck.kernel.values import BoolOp, Cond, Not, Scalar
+from gdrcheck.kernel.values import BoolOp, Cond, Not, Scalar, Sym
 from gdrcheck.litmus import ast as A
 from gdrcheck.litmus import parse_litmus
 
@@ -25,6 +25,9 @@ class KernelTest:
     text: str
     test: A.Test
     rows: tuple[tuple[Line, ...], ...]  # per thread: the line of each litmus instruction
+    # when the extraction assumes (docs/kernels.md, "Assumed values"): the same test whose
+    # condition is an assert failing in an execution where the assumption holds
+    kept: A.Test | None = None
 
     def source_of(self, thread: int, instr: int) -> Line | None:
         lines = self.rows[thread] if 0 <= thread < len(self.rows) else ()
@@ -82,15 +85,23 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
     for k in range(height):
         out.append(" " + " | ".join(col[k].ljust(w) for col, w in zip(cells, widths,
                                                                       strict=True)) + " ;")
-    out.append(_condition(ex))
+    failures, broken = _failures(ex), _assumption(ex)
+    out.append(_exists(failures + broken))
     text = "\n".join(out) + "\n"
     lines = tuple(tuple(Line(c.text, c.pos, c.what) for c in r) for r in rows)
     try:
         test = parse_litmus(text, f"{ex.path} (extracted)")
     except InputError as err:
         raise _at_source(err, ex, lines, widths, first_row) from None
+    kept = None
+    if broken:
+        either = " \\/ ".join
+        kept_cond = (f"exists (({either(failures)}) /\\ ~({either(broken)}))" if failures
+                     else "exists (false)")
+        kept_text = "\n".join(out[:-1]) + "\n" + kept_cond + "\n"
+        kept = parse_litmus(kept_text, f"{ex.path} (extracted, the assumption kept)")
     # the parser drops empty cells: instruction i of a thread is its i-th non-empty cell
-    return KernelTest(ex, text, test, lines)
+    return KernelTest(ex, text, test, lines, kept)
 
 
 def _named(ex: Extraction, ln: Line, own: int) -> Line:
@@ -107,13 +118,26 @@ def _named(ex: Extraction, ln: Line, own: int) -> Line:
     return Line(text, ln.pos, ln.what)
 
 
-def _condition(ex: Extraction) -> str:
+def _exists(terms: list[str]) -> str:
+    return "exists (" + " \\/ ".join(terms) + ")" if terms else "exists (false)"
+
+
+def _failures(ex: Extraction) -> list[str]:
     """Some device assert fails, or some rank's host check does."""
     terms = [f"{a.thread}:{a.reg} = 1" for a in ex.asserts]
     terms.extend(_prop(ex, f.fails, f.pos) for f in ex.host_failures)
-    if not terms:
-        return "exists (false)"
-    return "exists (" + " \\/ ".join(terms) + ")"
+    return terms
+
+
+def _assumption(ex: Extraction) -> list[str]:
+    """The extraction's assumption fails (docs/kernels.md, "Assumed values"): some thread's
+    assumption register is 1, or some final value the host check reads is none of the
+    values its table covers."""
+    terms = [f"{t}:{reg} = 1" for t, reg in ex.guards]
+    for g in ex.final_guards:
+        loc = _term(ex, Sym(g.where))
+        terms.append("~(" + " \\/ ".join(f"{loc} = {c}" for c in g.codes) + ")")
+    return terms
 
 
 def _prop(ex: Extraction, c: Cond | bool, pos: SrcPos | None) -> str:

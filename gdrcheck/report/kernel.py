@@ -52,9 +52,15 @@ def kernel_summary(kt: KernelTest, res: Result) -> list[str]:
             out.extend(f"  {f.pos or '?'} assert({f.expr}) of the host check can fail on "
                        f"rank {f.rank}" for f in kt.extraction.host_failures)
         return out
+    held = ([f"  and the extraction's assumption holds in every execution ({ASSUMED})"]
+            if kt.extraction.assumes else [])
     if not kt.extraction.asserts and not kt.extraction.host_failures:
-        return [f"{head} no assert to fail; some execution completes"]
-    return [f"{head} no assert can fail"]
+        return [f"{head} no assert to fail; some execution completes", *held]
+    return [f"{head} no assert can fail", *held]
+
+
+ASSUMED = ("each float read sees a value stored by a thread that had passed no more CTA "
+           "barriers than the reader, docs/kernels.md \"Assumed values\"")
 
 
 def _failing(kt: KernelTest, w: Witness | None) -> list[tuple[int, str, str]]:

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from gdrcheck.analysis.check import check_test
+from gdrcheck.analysis.assumed import check_assumed
+from gdrcheck.analysis.options import DEFAULT_OPTIONS
 from gdrcheck.kernel import file_runs, load_kernel, read_source
 from gdrcheck.litmus import parse_litmus
+from gdrcheck.lower import DEFAULT_UNROLL
 
 from .conftest import DATA, KERNELS
 
@@ -41,11 +43,12 @@ def test_library_kernel_meets_its_expectations(path: Path) -> None:
     for run in runs:
         assert run.expect or run.liveness, "every configuration says what it expects"
         kt = load_kernel(path, run)
+        options = DEFAULT_OPTIONS.overlay(unroll=run.unroll or DEFAULT_UNROLL)  # as the CLI
         results = {}
         for entry in [*run.expect, *run.liveness]:
             model, _, want = entry.rpartition(":")
             if model not in results:
-                results[model] = check_test(kt.test, model)
+                results[model] = check_assumed(kt.test, kt.kept, model, options=options)
             res = results[model]
             if want in ("Hang", "Live"):
                 assert ("Hang" if res.liveness else "Live") == want, entry
