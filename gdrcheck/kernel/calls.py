@@ -75,7 +75,7 @@ class Calls:
             "__gdrcheck_shmem_signal_op": _shmem_signal_op,
             "__gdrcheck_shmem_fence": _plain("shmem.fence"),
             "__gdrcheck_shmem_quiet": _plain("shmem.quiet"),
-            "__gdrcheck_shmem_barrier_all": _plain("shmem.barrier_all"),
+            "__gdrcheck_shmem_barrier_all": _barrier_all,
             "__gdrcheck_shmem_wait_until": _shmem_wait_until,
             "__gdrcheck_shmem_signal_wait_until": _shmem_signal_wait_until,
             "__gdrcheck_shmem_atomic": _shmem_atomic,
@@ -554,6 +554,15 @@ def _shmem_put_group(th: ThreadExtractor, fr: Frame, ins: Instr,
 def _shmem_put_signal_group(th: ThreadExtractor, fr: Frame, ins: Instr,
                             args: list[Value]) -> Value | None:
     return _group_call(th, fr, ins, args, _shmem_put_signal)
+
+
+def _barrier_all(th: ThreadExtractor, fr: Frame, ins: Instr,
+                 args: list[Value]) -> Value | None:
+    """nvshmem_barrier_all: every PE's threads pass it (an epoch, docs/kernels.md "Assumed
+    values", as a CTA barrier is)."""
+    th.epoch += 1
+    th.emit("shmem.barrier_all", ins.pos, _api(ins))
+    return None
 
 
 def _plain(call: str) -> Handler:

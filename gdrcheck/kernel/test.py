@@ -45,11 +45,14 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
     cfg = ex.config
     rows = [[_named(ex, ln, th.rank) for ln in th.lines] for th in ex.threads]
     file = Path(ex.path).name
-    args = " ".join(f"{k}={','.join(map(_arg_text, v))}" for k, v in cfg.args)
+    args = " --arg ".join(f"{k}={','.join(map(_arg_text, v))}" for k, v in cfg.args)
     doc = (f"extracted by gdrcheck kernel from {file}: --kernel {cfg.kernel} --ranks "
            f"{cfg.ranks} --grid {cfg.grid} --block {cfg.block}"
            + (f" --nodes {','.join(map(str, cfg.nodes))}" if cfg.nodes else "")
-           + (f" --arg {args}" if args else ""))
+           + (f" --arg {args}" if args else "")
+           + (f"; the condition's {', '.join(f'{t}:{r}' for t, r in ex.guards)} are the "
+              "extraction's assumption registers (docs/kernels.md, Assumed values)"
+              if ex.guards else ""))
     out = [f"GIN {test_name(ex)}", f'"{doc}"']
     if expect:
         out.append("Expect=" + ",".join(expect))
