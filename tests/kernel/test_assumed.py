@@ -96,3 +96,36 @@ def test_a_kernel_whose_values_settle_assumes_nothing(tmp_path: Path) -> None:
     assert not kt.extraction.assumes and kt.kept is None
     assert "assumption" not in kt.text
     assert check_assumed(kt.test, kt.kept, "ptx75").verdict == "Forbidden"
+
+
+LIBRARY = Path(__file__).resolve().parents[2] / "kernels" / "nccl"
+
+
+@pytest.mark.parametrize("name", ["01_rmsnorm_lsa.cu", "01_rmsnorm_lsa+relaxed-barrier.cu",
+                                  "02_rmsnorm_multimem.cu",
+                                  "02_rmsnorm_multimem+relaxed-barrier.cu"])
+def test_the_assumption_refines_an_exact_extraction(name: str) -> None:
+    # a law: the kernels whose values settle without the assumption, extracted with it all
+    # the same, give the same verdict (a Forbidden proves the assumption; an Allowed may
+    # only become Unknown, never Forbidden: the guards hide no failure)
+    from gdrcheck.analysis.options import DEFAULT_OPTIONS
+    from gdrcheck.kernel import file_runs, read_source
+    from gdrcheck.kernel.calls import Calls
+    from gdrcheck.kernel.compile import INCLUDE_DIR, compile_to_ir
+    from gdrcheck.kernel.extract import MAX_FLOAT_ROUNDS, _fixpoint
+    from gdrcheck.kernel.ir import read_module
+    from gdrcheck.kernel.test import build_test
+
+    path = LIBRARY / name
+    run = file_runs(read_source(path))[0]
+    options = DEFAULT_OPTIONS.overlay(unroll=run.unroll or 1)
+    model, want = run.expect[0].rpartition(":")[::2]
+    exact = load_kernel(path, run)
+    assert exact.kept is None
+    module = read_module(compile_to_ir(path, None, run.defines), str(path), INCLUDE_DIR)
+    assumed = build_test(_fixpoint(module, run.config, str(path), read_source(path), Calls,
+                                   assume=True, rounds=MAX_FLOAT_ROUNDS))
+    assert assumed.kept is not None
+    got = check_assumed(assumed.test, assumed.kept, model, options=options).verdict
+    assert check_assumed(exact.test, None, model, options=options).verdict == want
+    assert got == want or (want == "Allowed" and got == "Unknown")
