@@ -25,8 +25,8 @@ class KernelTest:
     text: str
     test: A.Test
     rows: tuple[tuple[Line, ...], ...]  # per thread: the line of each litmus instruction
-    # when the extraction assumes (docs/kernels.md, "Assumed values"): the same test whose
-    # condition is an assert failing in an execution where the assumption holds
+    # when the extraction assumes (docs/kernels.md, "Assumed values"): the same test over
+    # the executions that keep the assumption (a filter), its condition an assert failing
     kept: A.Test | None = None
 
     def source_of(self, thread: int, instr: int) -> Line | None:
@@ -97,11 +97,9 @@ def build_test(ex: Extraction, expect: tuple[str, ...] = (),
     except InputError as err:
         raise _at_source(err, ex, lines, widths, first_row) from None
     kept = None
-    if broken:
-        either = " \\/ ".join
-        kept_cond = (f"exists (({either(failures)}) /\\ ~({either(broken)}))" if failures
-                     else "exists (false)")
-        kept_text = "\n".join(out[:-1]) + "\n" + kept_cond + "\n"
+    if broken:  # the executions that keep the assumption, and an assert that fails
+        keep = "filter (~(" + " \\/ ".join(broken) + "))"
+        kept_text = "\n".join([*out[:-1], keep, _exists(failures)]) + "\n"
         kept = parse_litmus(kept_text, f"{ex.path} (extracted, the assumption kept)")
     # the parser drops empty cells: instruction i of a thread is its i-th non-empty cell
     return KernelTest(ex, text, test, lines, kept)
