@@ -129,3 +129,23 @@ def test_the_assumption_refines_an_exact_extraction(name: str) -> None:
     got = check_assumed(assumed.test, assumed.kept, model, options=options).verdict
     assert check_assumed(exact.test, None, model, options=options).verdict == want
     assert got == want or (want == "Allowed" and got == "Unknown")
+
+
+def test_the_emitted_test_of_an_assuming_kernel_gives_its_forbidden() -> None:
+    # docs/kernels.md "Assumed values": --emit-litmus prints the first condition (an assert
+    # or the assumption fails); parsed again it is Forbidden, as the kernel is
+    # (NVIDIA/nccl@5067397c 07_kernel_fusion/03_rmsnorm_gin, the file's header)
+    from gdrcheck.analysis.check import check_test
+    from gdrcheck.analysis.options import DEFAULT_OPTIONS
+    from gdrcheck.kernel import file_runs, read_source
+    from gdrcheck.litmus import parse_litmus
+
+    path = LIBRARY / "03_rmsnorm_gin.cu"
+    run = file_runs(read_source(path))[0]
+    kt = load_kernel(path, run)
+    assert kt.kept is not None
+    names = ", ".join(f"{t}:{r}" for t, r in kt.extraction.guards)
+    assert f"the condition's {names} are the extraction's assumption registers" in kt.text
+    again = parse_litmus(kt.text, "emitted.litmus")
+    res = check_test(again, "gin-api", options=DEFAULT_OPTIONS.overlay(unroll=run.unroll))
+    assert res.verdict == "Forbidden" and not res.vacuous
