@@ -1134,13 +1134,14 @@ class ThreadExtractor:
         (checked when every access is known, ``Extractor.extract``)."""
         src_base, dst_base = src.split(":")[1], dst.split(":")[1]
         self.ex.copies.append((src_base, dst_base, pos))
+        def local(where: str) -> str:  # a remote operand's placeholder as its location's
+            return where.removesuffix(":r}") + "}" if where.endswith(":r}") else where
+
         if self.ex.assume:
-            values = set(self.float_values(src.removesuffix(":r}") + "}"
-                                           if src.endswith(":r}") else src, copy=True))
+            values = set(self.float_values(local(src), copy=True))
         else:
-            values = {0} | {v for *_, v in self.ex.float_known.get(
-                src.removesuffix(":r}") + "}" if src.endswith(":r}") else src, ())}
-        self.record_float(dst.removesuffix(":r}") + "}" if dst.endswith(":r}") else dst, values)
+            values = {0} | {v for *_, v in self.ex.float_known.get(local(src), ())}
+        self.record_float(local(dst), values)
 
     def float_who(self) -> tuple[str, int]:
         return (self.host or "kernel", self.code.index)

@@ -3,7 +3,7 @@
 // include/rmsnorm_utils.cuh (l.18-108) in place of its #include; rms_norm and main (lines
 // 214-401) are left out and their host side is the functions at the end.
 // Mutant (gdrcheck-mutant): the phase-1 wait counts nRanks - 1 increments (main.cu:135), as
-// if a rank's put to itself (the loop of main.cu:124-132 includes peer == rank) carried no
+// if a rank's put to itself (the loop of main.cu:123-131 includes peer == rank) carried no
 // signal. Expected: Allowed under gin-api: the wait returns once either put's increment
 // has arrived (the signal counts every inbound put on signalIndex, main.cu:50-52), and the
 // other put's data is ordered before nothing the reduction does (R-GIN-4: a weak signal
@@ -13,11 +13,11 @@
 // of the rank's window_send is within the tolerances of the reference; main.cu:387-390
 // reports FAILED otherwise): Forbidden under gin-api. Phase 1 puts this rank's partial of
 // each peer's token into the peer's window_recv with a weak signal increment
-// (main.cu:124-132), which guarantees that put (gin.h:80-81, R-GIN-4); the owner waits for
+// (main.cu:123-131), which guarantees that put (gin.h:80-81, R-GIN-4); the owner waits for
 // nRanks increments (main.cu:135, an acquire, gin.h:352-354, R-GIN-10) before it sums them
 // (main.cu:156-160); the flush (main.cu:138, local completion: the sources are read,
 // R-GIN-8) and the release barrier (main.cu:193) come before the peers' phase-3 puts
-// overwrite window_send with the normalised tokens (main.cu:197-202), and the second wait
+// overwrite window_send with the normalised tokens (main.cu:198-203), and the second wait
 // (main.cu:207, 2 * nRanks increments) orders those before the kernel ends and the host
 // reads (stream order, main.cu:342-359). The extraction assumes (docs/kernels.md, "Assumed
 // values"): without it, the phase-1 put's copy of window_send would carry the phase-3

@@ -6,11 +6,11 @@
 // of the rank's window_send is within the tolerances of the reference; main.cu:387-390
 // reports FAILED otherwise): Forbidden under gin-api. Phase 1 puts this rank's partial of
 // each peer's token into the peer's window_recv with a weak signal increment
-// (main.cu:124-132), which guarantees that put (gin.h:80-81, R-GIN-4); the owner waits for
+// (main.cu:123-131), which guarantees that put (gin.h:80-81, R-GIN-4); the owner waits for
 // nRanks increments (main.cu:135, an acquire, gin.h:352-354, R-GIN-10) before it sums them
 // (main.cu:156-160); the flush (main.cu:138, local completion: the sources are read,
 // R-GIN-8) and the release barrier (main.cu:193) come before the peers' phase-3 puts
-// overwrite window_send with the normalised tokens (main.cu:197-202), and the second wait
+// overwrite window_send with the normalised tokens (main.cu:198-203), and the second wait
 // (main.cu:207, 2 * nRanks increments) orders those before the kernel ends and the host
 // reads (stream order, main.cu:342-359). The extraction assumes (docs/kernels.md, "Assumed
 // values"): without it, the phase-1 put's copy of window_send would carry the phase-3

@@ -6,10 +6,10 @@
 // of the rank's window_send is within the tolerances of the reference; main.cu:442-445
 // reports FAILED otherwise): Forbidden under gin-api, in both configurations.
 // Two nodes (--nodes 0,1: the peer is remote, each LSA team is the rank alone): as
-// 03_rmsnorm_gin, phase 1 puts the peer's partial with a weak signal (main.cu:149-157,
+// 03_rmsnorm_gin, phase 1 puts the peer's partial with a weak signal (main.cu:139-156,
 // R-GIN-4), the owner waits for numRemotePeers increments (main.cu:171, an acquire,
 // R-GIN-10) and flushes (main.cu:173, R-GIN-8) before the world barrier that precedes the
-// peer's phase-3 put into window_send (main.cu:234, 247-252), which the second wait covers
+// peer's phase-3 put into window_send (main.cu:234, 240-252), which the second wait covers
 // (main.cu:263); the rank's own slot goes through LSA stores (main.cu:159-167, 254-259).
 // One node (--nodes 0,0: no GIN put, numRemotePeers 0): phase 1's stores into the peers'
 // window_recv (main.cu:159-167) come before the LSA barrier (acq_rel, main.cu:177: "publish
